@@ -286,10 +286,13 @@ export class CheckpointStore {
         }
         await this.blobs.put(before.sha256, write.content);
       } else if (before.kind === 'skipped') {
+        const blocked = before.reason === 'not-a-regular-file';
         plan.report.failed.push({
           path: write.item.path,
-          code: 'UNREADABLE',
-          message: `${write.item.path} cannot be read (${before.reason}); it was not overwritten.`,
+          code: blocked ? 'RESTORE_BLOCKED' : 'UNREADABLE',
+          message: blocked
+            ? `A directory or special file is in the way at ${write.item.path}; it was left alone.`
+            : `${write.item.path} cannot be read (${before.reason}); it was not overwritten.`,
         });
         continue;
       }
