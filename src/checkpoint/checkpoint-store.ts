@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { mapConcurrent } from '../core/map-concurrent.js';
 import { resolveRecordedPath } from '../core/paths.js';
 import { RewindConflictError } from '../errors/rewind-conflict-error.js';
 import { UsageError } from '../errors/usage-error.js';
@@ -273,6 +274,7 @@ export class CheckpointStore {
     // cannot be kept (too large) is not overwritten.
     const entries: RestoreEntry[] = [];
     const kept = [];
+    const toStore: { hash: string; content: Uint8Array }[] = [];
     for (const write of plan.writes) {
       let before = write.current;
       if (before.kind === 'file' && write.content) {
@@ -284,7 +286,7 @@ export class CheckpointStore {
           });
           continue;
         }
-        await this.blobs.put(before.sha256, write.content);
+        toStore.push({ hash: before.sha256, content: write.content });
       } else if (before.kind === 'skipped') {
         const blocked = before.reason === 'not-a-regular-file';
         plan.report.failed.push({
@@ -305,6 +307,7 @@ export class CheckpointStore {
       });
       kept.push(write);
     }
+    await mapConcurrent(toStore, 16, (blob) => this.blobs.put(blob.hash, blob.content));
     const id = await record(entries, directories);
     const report = await applyPlan({ ...plan, writes: kept }, this.blobs);
     report.removedDirectories.push(...(await removeCreatedDirectories(directories)));

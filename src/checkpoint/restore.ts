@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, rename, rm, rmdir, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { mapConcurrent } from '../core/map-concurrent.js';
 import { resolveRecordedPath } from '../core/paths.js';
 import { SafeturnError } from '../errors/safeturn-error.js';
 import type { BlobStore } from './blob-store.js';
@@ -61,6 +62,9 @@ export interface RestorePlan {
   report: RestoreReport;
 }
 
+/** How many paths a restore reads or writes at once. */
+const RESTORE_CONCURRENCY = 16;
+
 export function emptyReport(dryRun: boolean): RestoreReport {
   return {
     restored: [],
@@ -93,34 +97,42 @@ export async function planRestore(
   const report = emptyReport(options.dryRun);
   const writes: PlannedWrite[] = [];
   const conflicts: string[] = [];
-  for (const item of items) {
-    if (item.target.kind === 'skipped') {
-      report.skipped.push({ path: item.path, reason: item.target.reason });
-      continue;
-    }
+  type Outcome =
+    | { kind: 'skipped' | 'failed' | 'unchanged'; value: unknown }
+    | { kind: 'write'; value: PlannedWrite };
+  const outcomes = await mapConcurrent(items, RESTORE_CONCURRENCY, async (item): Promise<Outcome> => {
+    if (item.target.kind === 'skipped')
+      return { kind: 'skipped', value: { path: item.path, reason: item.target.reason } };
     let absolute: string;
     try {
       absolute = await resolveRecordedPath(item.root, item.path);
     } catch (error) {
-      report.failed.push(failure(item.path, error));
-      continue;
+      return { kind: 'failed', value: failure(item.path, error) };
     }
     // Hash even big files here: the conflict check needs the current content's identity.
     const observed = await observePath(absolute, { sizeCapBytes: Number.MAX_SAFE_INTEGER });
-    if (
-      sameState(observed.state, item.target) &&
-      (item.target.kind !== 'file' ||
-        observed.state.kind !== 'file' ||
-        observed.state.mode === item.target.mode)
-    ) {
-      report.unchanged.push(item.path);
-      continue;
-    }
-    const conflict = !sameState(observed.state, item.expected);
-    if (conflict) conflicts.push(item.path);
-    const planned: PlannedWrite = { item, absolute, current: observed.state, conflict };
+    const sameMode =
+      item.target.kind !== 'file' ||
+      observed.state.kind !== 'file' ||
+      observed.state.mode === item.target.mode;
+    if (sameState(observed.state, item.target) && sameMode) return { kind: 'unchanged', value: item.path };
+    const planned: PlannedWrite = {
+      item,
+      absolute,
+      current: observed.state,
+      conflict: !sameState(observed.state, item.expected),
+    };
     if (observed.content) planned.content = observed.content;
-    writes.push(planned);
+    return { kind: 'write', value: planned };
+  });
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'write') {
+      writes.push(outcome.value);
+      if (outcome.value.conflict) conflicts.push(outcome.value.item.path);
+    } else if (outcome.kind === 'skipped')
+      report.skipped.push(outcome.value as { path: string; reason: string });
+    else if (outcome.kind === 'failed') report.failed.push(outcome.value as RestoreFailure);
+    else report.unchanged.push(outcome.value as string);
   }
   return { writes, conflicts, report };
 }
@@ -200,15 +212,25 @@ export async function applyWrite(write: PlannedWrite, blobs: BlobStore): Promise
 /** Applies planned writes one by one; one bad path never stops the rest. */
 export async function applyPlan(plan: RestorePlan, blobs: BlobStore): Promise<RestoreReport> {
   const report = plan.report;
-  for (const write of plan.writes) {
+  const outcomes = await mapConcurrent(plan.writes, RESTORE_CONCURRENCY, async (write) => {
     try {
-      const outcome = await applyWrite(write, blobs);
-      if (outcome === 'deleted') report.deleted.push(write.item.path);
-      else report.restored.push(write.item.path);
-      if (write.conflict) report.overwritten.push(write.item.path);
+      return { write, outcome: await applyWrite(write, blobs) };
     } catch (error) {
-      report.failed.push(failure(write.item.path, error));
+      return { write, error };
     }
+  });
+  for (const { write, outcome, error } of outcomes as {
+    write: PlannedWrite;
+    outcome?: 'restored' | 'deleted';
+    error?: unknown;
+  }[]) {
+    if (outcome === undefined) {
+      report.failed.push(failure(write.item.path, error));
+      continue;
+    }
+    if (outcome === 'deleted') report.deleted.push(write.item.path);
+    else report.restored.push(write.item.path);
+    if (write.conflict) report.overwritten.push(write.item.path);
   }
   return report;
 }

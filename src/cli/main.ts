@@ -19,7 +19,10 @@ export async function main(argv: string[]): Promise<number> {
     .description('The undo button and safety net for AI coding agents.')
     .exitOverride()
     .showHelpAfterError()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text), writeOut: (text) => process.stdout.write(text) });
+    .configureOutput({
+      writeErr: (text) => process.stderr.write(text),
+      writeOut: (text) => process.stdout.write(text),
+    });
   registerDemoCommand(program, setExit);
   registerHistoryCommands(program, setExit);
   for (const command of program.commands) command.exitOverride();
@@ -32,11 +35,16 @@ export async function main(argv: string[]): Promise<number> {
     }
     const json = argv.includes('--json');
     if (SafeturnError.isInstance(error)) {
-      if (json) process.stdout.write(`${JSON.stringify({ v: JSON_OUTPUT_VERSION, type: 'error', ...error.toJSON() })}\n`);
+      if (json)
+        process.stdout.write(
+          `${JSON.stringify({ v: JSON_OUTPUT_VERSION, type: 'error', ...error.toJSON() })}\n`,
+        );
       process.stderr.write(`safeturn: ${error.code}: ${error.message}\n`);
       return EXIT.didNotRun;
     }
-    process.stderr.write(`safeturn: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `safeturn: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return EXIT.didNotRun;
   }
 }

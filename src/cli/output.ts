@@ -13,7 +13,11 @@ export interface Output {
 }
 
 /** Builds an {@link Output} over the given streams. */
-export function createOutput(json: boolean, stdout: NodeJS.WritableStream = process.stdout, stderr: NodeJS.WritableStream = process.stderr): Output {
+export function createOutput(
+  json: boolean,
+  stdout: NodeJS.WritableStream = process.stdout,
+  stderr: NodeJS.WritableStream = process.stderr,
+): Output {
   return {
     json,
     record(type, data) {

@@ -36,11 +36,16 @@ export function parseReplay(text: string): ReplayLine[] {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      throw new UsageError('INVALID_INPUT', `Line ${index + 1} is not JSON: ${(error as Error).message}`, { cause: error });
+      throw new UsageError('INVALID_INPUT', `Line ${index + 1} is not JSON: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     const parsed = replayLineSchema.safeParse(value);
     if (!parsed.success) {
-      throw new UsageError('INVALID_INPUT', `Line ${index + 1} is not a replay record {turn, label?, tool, input}: ${parsed.error.issues[0]?.message}`);
+      throw new UsageError(
+        'INVALID_INPUT',
+        `Line ${index + 1} is not a replay record {turn, label?, tool, input}: ${parsed.error.issues[0]?.message}`,
+      );
     }
     lines.push(parsed.data);
   }
@@ -82,16 +87,35 @@ export async function replay(options: ReplayOptions): Promise<ReplayCallResult[]
       const tool = options.tools[line.tool];
       let result: ReplayCallResult;
       if (!tool) {
-        result = { turn: line.turn, tool: line.tool, ok: false, error: { code: 'UNKNOWN_TOOL', message: `No tool named ${line.tool}.` } };
+        result = {
+          turn: line.turn,
+          tool: line.tool,
+          ok: false,
+          error: { code: 'UNKNOWN_TOOL', message: `No tool named ${line.tool}.` },
+        };
       } else {
         try {
-          const output = await tool.execute(line.input, { root: session.root, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) });
+          const output = await tool.execute(line.input, {
+            root: session.root,
+            ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+          });
           result = isToolFailure(output)
-            ? { turn: line.turn, tool: line.tool, ok: false, error: { code: output.error.code, message: output.error.message } }
+            ? {
+                turn: line.turn,
+                tool: line.tool,
+                ok: false,
+                error: { code: output.error.code, message: output.error.message },
+              }
             : { turn: line.turn, tool: line.tool, ok: true };
         } catch (error) {
-          if (!SafeturnError.isInstance(error) || error.code === 'STORE_IO' || error.code === 'STORE_CORRUPT') throw error;
-          result = { turn: line.turn, tool: line.tool, ok: false, error: { code: error.code, message: error.message } };
+          if (!SafeturnError.isInstance(error) || error.code === 'STORE_IO' || error.code === 'STORE_CORRUPT')
+            throw error;
+          result = {
+            turn: line.turn,
+            tool: line.tool,
+            ok: false,
+            error: { code: error.code, message: error.message },
+          };
         }
       }
       results.push(result);

@@ -22,7 +22,9 @@ export interface ListSessionsOptions {
  * @returns an empty list when the workspace has no sessions (or does not exist).
  */
 export async function listSessions(options: ListSessionsOptions): Promise<SessionInfo[]> {
-  const workspace = await realpath(path.resolve(options.workspace)).catch(() => path.resolve(options.workspace));
+  const workspace = await realpath(path.resolve(options.workspace)).catch(() =>
+    path.resolve(options.workspace),
+  );
   const sessionsDir = path.join(projectDirOf(resolveHome(options.home, options.env), workspace), 'sessions');
   const names = await readdir(sessionsDir).catch(() => [] as string[]);
   const found: { id: string; mtimeMs: number }[] = [];

@@ -8,9 +8,15 @@ import { snapshot, tempDir } from '../helpers.js';
 const run = promisify(execFile);
 const bin = path.resolve('bin/safeturn.js');
 
-async function safeturn(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function safeturn(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+      env: { ...process.env, ...env },
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -26,29 +32,76 @@ describe('safeturn CLI', () => {
     const original = await snapshot(workspace);
     const home = path.join(base, 'home');
     const lines = [
-      { turn: 'first', label: 'Rename the error base', tool: 'read', input: { path: 'errors/safeturn-error.ts' } },
-      { turn: 'first', tool: 'edit', input: { path: 'errors/safeturn-error.ts', old_string: "this.name = 'SafeturnError';", new_string: "this.name = 'BaseError';" } },
+      {
+        turn: 'first',
+        label: 'Rename the error base',
+        tool: 'read',
+        input: { path: 'errors/safeturn-error.ts' },
+      },
+      {
+        turn: 'first',
+        tool: 'edit',
+        input: {
+          path: 'errors/safeturn-error.ts',
+          old_string: "this.name = 'SafeturnError';",
+          new_string: "this.name = 'BaseError';",
+        },
+      },
       { turn: 'first', tool: 'write', input: { path: 'notes/plan.md', content: '# plan\n' } },
-      { turn: 'second', label: 'Touch more', tool: 'edit', input: { path: 'index.ts', old_string: 'x', new_string: 'y' } },
+      {
+        turn: 'second',
+        label: 'Touch more',
+        tool: 'edit',
+        input: { path: 'index.ts', old_string: 'x', new_string: 'y' },
+      },
       { turn: 'second', tool: 'read', input: { path: 'index.ts' } },
       { turn: 'second', tool: 'write', input: { path: 'index.ts', content: 'export {};\n' } },
       { turn: 'second', tool: 'frobnicate', input: {} },
-      { turn: 'third', label: 'Again', tool: 'write', input: { path: 'notes/plan.md', content: '# plan v2\n' } },
-      { turn: 'third', tool: 'write', input: { path: 'deep/new/dir/file.ts', content: 'export const a = 1;\n' } },
+      {
+        turn: 'third',
+        label: 'Again',
+        tool: 'write',
+        input: { path: 'notes/plan.md', content: '# plan v2\n' },
+      },
+      {
+        turn: 'third',
+        tool: 'write',
+        input: { path: 'deep/new/dir/file.ts', content: 'export const a = 1;\n' },
+      },
     ];
     const recording = path.join(base, 'session.jsonl');
     await writeFile(recording, lines.map((line) => JSON.stringify(line)).join('\n'));
-    const replayed = await safeturn(['replay', recording, '--workspace', workspace, '--session', 'rec', '--home', home]);
+    const replayed = await safeturn([
+      'replay',
+      recording,
+      '--workspace',
+      workspace,
+      '--session',
+      'rec',
+      '--home',
+      home,
+    ]);
     expect(replayed.code).toBe(0);
-    const calls = replayed.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const calls = replayed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(calls).toHaveLength(9);
-    expect(calls[3]).toMatchObject({ turn: 'second', tool: 'edit', ok: false, error: { code: 'GUARD_NEVER_READ' } });
+    expect(calls[3]).toMatchObject({
+      turn: 'second',
+      tool: 'edit',
+      ok: false,
+      error: { code: 'GUARD_NEVER_READ' },
+    });
     expect(calls[6]).toMatchObject({ tool: 'frobnicate', ok: false, error: { code: 'UNKNOWN_TOOL' } });
     expect(calls.filter((call) => call.ok)).toHaveLength(7);
 
     const log = await safeturn(['log', '--workspace', workspace, '--home', home, '--json']);
     expect(log.code).toBe(0);
-    const points = log.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const points = log.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(points.map((point) => [point.v, point.number, point.turnId])).toEqual([
       [1, 1, 'third'],
       [1, 2, 'second'],
@@ -56,10 +109,25 @@ describe('safeturn CLI', () => {
     ]);
     expect(points[2].files).toEqual(['errors/safeturn-error.ts', 'notes/plan.md']);
 
-    const rewound = await safeturn(['rewind', '--turn', 'first', '--workspace', workspace, '--home', home, '--json']);
+    const rewound = await safeturn([
+      'rewind',
+      '--turn',
+      'first',
+      '--workspace',
+      workspace,
+      '--home',
+      home,
+      '--json',
+    ]);
     expect(rewound.code).toBe(0);
     const report = JSON.parse(rewound.stdout.trim());
-    expect(report).toMatchObject({ v: 1, type: 'restore-report', kind: 'rewind', turns: ['first', 'second', 'third'], failed: [] });
+    expect(report).toMatchObject({
+      v: 1,
+      type: 'restore-report',
+      kind: 'rewind',
+      turns: ['first', 'second', 'third'],
+      failed: [],
+    });
     expect(await snapshot(workspace)).toEqual(original);
 
     const redo = await safeturn(['redo', '--workspace', workspace, '--home', home]);
@@ -74,7 +142,10 @@ describe('safeturn CLI', () => {
     expect(noSession.code).toBe(2);
     expect(noSession.stderr).toContain('No safeturn session');
     const recording = path.join(workspace, '..', `${path.basename(workspace)}.jsonl`);
-    await writeFile(recording, `${JSON.stringify({ turn: 't', tool: 'write', input: { path: 'a', content: 'a' } })}\n`);
+    await writeFile(
+      recording,
+      `${JSON.stringify({ turn: 't', tool: 'write', input: { path: 'a', content: 'a' } })}\n`,
+    );
     expect((await safeturn(['replay', recording, '--workspace', workspace, '--home', home])).code).toBe(0);
     const missing = await safeturn(['rewind', '7', '--workspace', workspace, '--home', home, '--json']);
     expect(missing.code).toBe(2);
@@ -86,7 +157,10 @@ describe('safeturn CLI', () => {
   it('the demo prints safeturn matching and every git method differing', async () => {
     const result = await safeturn(['demo', '--json']);
     expect(result.code).toBe(0);
-    const rows = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const rows = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(rows.map((row) => [row.method, row.matches])).toEqual([
       ['safeturn rewind', true],
       ['git checkout -- .', false],

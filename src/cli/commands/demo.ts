@@ -11,7 +11,9 @@ export function registerDemoCommand(program: Command, setExit: (code: number) =>
     .option('--json', 'versioned JSON Lines on stdout, prose on stderr')
     .action(async (options: { keep?: boolean; json?: boolean }) => {
       const out = createOutput(options.json ?? false);
-      out.say('safeturn demo: a git project with uncommitted edits, an untracked notes.md and a gitignored .env;');
+      out.say(
+        'safeturn demo: a git project with uncommitted edits, an untracked notes.md and a gitignored .env;',
+      );
       out.say('one agent turn rewrites styles.css and app.js, edits index.html and .env, creates theme.css.');
       out.say('Then the turn is undone five ways, each on a fresh copy:\n');
       const result = await runDemo({ keep: options.keep ?? false, log: (line) => out.say(line) });

@@ -14,7 +14,9 @@ function withCommon(command: Command): Command {
 
 /** `safeturn log`, `rewind`, `redo`, `replay`. Each action resolves to an exit code. */
 export function registerHistoryCommands(program: Command, setExit: (code: number) => void): void {
-  withCommon(program.command('log').description('list rollback points, newest first, numbered from 1')).action(async (options: CommonOptions) => {
+  withCommon(
+    program.command('log').description('list rollback points, newest first, numbered from 1'),
+  ).action(async (options: CommonOptions) => {
     const out = createOutput(options.json ?? false);
     const session = await openSession(options);
     const points = session.rollbackPoints();
@@ -31,21 +33,29 @@ export function registerHistoryCommands(program: Command, setExit: (code: number
       .option('-t, --turn <id>', 'rewind to before this turn id instead of a number')
       .option('-f, --force', 'overwrite files changed since the agent wrote them (redo brings them back)')
       .option('-n, --dry-run', 'show what would change, write nothing'),
-  ).action(async (number: string | undefined, options: CommonOptions & { turn?: string; force?: boolean; dryRun?: boolean }) => {
-    const out = createOutput(options.json ?? false);
-    const target = options.turn ?? (number === undefined ? undefined : Number(number));
-    if (target === undefined || (typeof target === 'number' && !Number.isInteger(target))) {
-      out.warn('rewind needs a rollback point number (see `safeturn log`) or --turn ID.');
-      setExit(EXIT.didNotRun);
-      return;
-    }
-    const session = await openSession(options);
-    const result = await session.rewind(target, { force: options.force ?? false, dryRun: options.dryRun ?? false });
-    await session.close();
-    out.record('restore-report', { session: session.id, kind: 'rewind', ...result });
-    out.say(formatRestoreReport(result));
-    setExit(result.failed.length > 0 ? EXIT.partial : EXIT.done);
-  });
+  ).action(
+    async (
+      number: string | undefined,
+      options: CommonOptions & { turn?: string; force?: boolean; dryRun?: boolean },
+    ) => {
+      const out = createOutput(options.json ?? false);
+      const target = options.turn ?? (number === undefined ? undefined : Number(number));
+      if (target === undefined || (typeof target === 'number' && !Number.isInteger(target))) {
+        out.warn('rewind needs a rollback point number (see `safeturn log`) or --turn ID.');
+        setExit(EXIT.didNotRun);
+        return;
+      }
+      const session = await openSession(options);
+      const result = await session.rewind(target, {
+        force: options.force ?? false,
+        dryRun: options.dryRun ?? false,
+      });
+      await session.close();
+      out.record('restore-report', { session: session.id, kind: 'rewind', ...result });
+      out.say(formatRestoreReport(result));
+      setExit(result.failed.length > 0 ? EXIT.partial : EXIT.done);
+    },
+  );
 
   withCommon(
     program
@@ -66,7 +76,9 @@ export function registerHistoryCommands(program: Command, setExit: (code: number
   withCommon(
     program
       .command('replay')
-      .description('replay a recorded agent session (JSON Lines: {"turn","label","tool","input"}) through the wrapped reference tools')
+      .description(
+        'replay a recorded agent session (JSON Lines: {"turn","label","tool","input"}) through the wrapped reference tools',
+      )
       .argument('<file>', 'the recorded session, .jsonl'),
   ).action(async (file: string, options: CommonOptions) => {
     const out = createOutput(true);

@@ -16,7 +16,13 @@ export async function runAgentTurn(session: Session): Promise<string> {
   const context = { root: session.root };
   const calls: [keyof typeof tools, unknown][] = [
     ['read', { path: 'styles.css' }],
-    ['write', { path: 'styles.css', content: '@import "theme.css";\n\nbody {\n  background: var(--bg);\n  color: var(--fg);\n}\n' }],
+    [
+      'write',
+      {
+        path: 'styles.css',
+        content: '@import "theme.css";\n\nbody {\n  background: var(--bg);\n  color: var(--fg);\n}\n',
+      },
+    ],
     ['read', { path: 'index.html' }],
     ['edit', { path: 'index.html', old_string: '<h1>Hello</h1>', new_string: '<h1 class="dark">Hello</h1>' }],
     ['read', { path: 'app.js' }],

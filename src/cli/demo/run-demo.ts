@@ -79,7 +79,9 @@ export async function runDemo(options: RunDemoOptions = {}): Promise<DemoResult>
       const turnId = await runAgentTurn(session);
       await method.undo(workspace, saved, async () => {
         const report = await session.rewind(turnId);
-        options.log?.(`  safeturn rewind: ${report.restored.length} restored, ${report.deleted.length} deleted, ${report.failed.length} failed`);
+        options.log?.(
+          `  safeturn rewind: ${report.restored.length} restored, ${report.deleted.length} deleted, ${report.failed.length} failed`,
+        );
       });
       await session.close();
       const differing = differingFiles(expected, await snapshotFiles(workspace));
@@ -94,9 +96,14 @@ export async function runDemo(options: RunDemoOptions = {}): Promise<DemoResult>
 /** The demo's table as text. */
 export function formatDemoTable(rows: DemoRow[]): string {
   const width = Math.max(...rows.map((row) => row.method.length), 6);
-  const lines = [`${'method'.padEnd(width)}  same as before the turn?  files that differ`, `${'-'.repeat(width)}  ------------------------  ----------------`];
+  const lines = [
+    `${'method'.padEnd(width)}  same as before the turn?  files that differ`,
+    `${'-'.repeat(width)}  ------------------------  ----------------`,
+  ];
   for (const row of rows) {
-    lines.push(`${row.method.padEnd(width)}  ${(row.matches ? 'yes, byte for byte' : 'NO').padEnd(24)}  ${row.differing.join(', ') || '-'}`);
+    lines.push(
+      `${row.method.padEnd(width)}  ${(row.matches ? 'yes, byte for byte' : 'NO').padEnd(24)}  ${row.differing.join(', ') || '-'}`,
+    );
   }
   return lines.join('\n');
 }
