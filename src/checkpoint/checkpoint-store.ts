@@ -120,6 +120,18 @@ export class CheckpointStore {
   }
 
   /**
+   * Records a pre-image already known (bash staging read it before the call), unless the path was
+   * captured earlier in this turn (first capture wins). A file state's bytes must be in the blob store.
+   * @returns true when recorded.
+   */
+  async captureKnown(root: string, relative: string, pre: FileState): Promise<boolean> {
+    const turn = this.#activeTurn();
+    if (turn.captures.has(pathKey(root, relative))) return false;
+    await this.#append({ type: 'capture', turn: turn.id, path: relative, ...this.#rootField(root), pre });
+    return true;
+  }
+
+  /**
    * Records the state the agent left a path in (rule 12's evidence), after a write or a bash call.
    * @returns the recorded state.
    */
