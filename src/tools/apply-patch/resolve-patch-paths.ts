@@ -1,0 +1,64 @@
+import { type ResolvedPath, resolveInRoot } from '../../core/paths.js';
+import { PathError } from '../../errors/path-error.js';
+import type { ParsedPatch, PatchHunk } from './patch-types.js';
+
+/** A parsed patch whose paths are root-relative POSIX paths, with the absolute path of each. */
+export interface ResolvedPatch {
+  patch: ParsedPatch;
+  /** Root-relative path -> absolute path on disk. */
+  absolute: Map<string, string>;
+}
+
+async function resolveOne(root: string, input: string, followFinalSymlink: boolean): Promise<ResolvedPath> {
+  if (input.split(/[\\/]/).includes('..')) {
+    throw new PathError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `Path ${JSON.stringify(input)} contains '..'; give a plain path inside the workspace.`,
+      {
+        data: { path: input, workspace: root },
+      },
+    );
+  }
+  return resolveInRoot(root, input, { followFinalSymlink });
+}
+
+/**
+ * Checks every path of a patch against `root` (inside it, no `..` segment, no symlink that
+ * leads out) and rewrites the patch with root-relative paths. Delete File acts on the path
+ * itself (a symlink is removed, not its target); Add, Update and Move act on a symlink's target.
+ *
+ * @param root - absolute, realpath'd directory.
+ * @throws PathError `PATH_OUTSIDE_WORKSPACE` or `PATH_INVALID` for the first bad path.
+ */
+export async function resolvePatchPaths(root: string, patch: ParsedPatch): Promise<ResolvedPatch> {
+  const absolute = new Map<string, string>();
+  const resolve = async (input: string, followFinalSymlink: boolean): Promise<string> => {
+    const resolved = await resolveOne(root, input, followFinalSymlink);
+    absolute.set(resolved.relative, resolved.absolute);
+    return resolved.relative;
+  };
+  const hunks: PatchHunk[] = [];
+  for (const hunk of patch.hunks) {
+    if (hunk.type === 'update') {
+      const resolvedHunk = { ...hunk, path: await resolve(hunk.path, true) };
+      if (hunk.movePath !== undefined) resolvedHunk.movePath = await resolve(hunk.movePath, true);
+      hunks.push(resolvedHunk);
+    } else {
+      hunks.push({ ...hunk, path: await resolve(hunk.path, hunk.type === 'add') });
+    }
+  }
+  return { patch: { ...patch, hunks }, absolute };
+}
+
+/**
+ * Every path a parsed patch touches, as written in the patch (Add, Update, Delete, and both
+ * ends of a Move), without duplicates, in patch order.
+ */
+export function patchPaths(patch: ParsedPatch): string[] {
+  const paths = new Set<string>();
+  for (const hunk of patch.hunks) {
+    paths.add(hunk.path);
+    if (hunk.type === 'update' && hunk.movePath !== undefined) paths.add(hunk.movePath);
+  }
+  return [...paths];
+}
