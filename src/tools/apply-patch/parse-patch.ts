@@ -67,7 +67,7 @@ function parseChunk(cursor: Cursor, isFirst: boolean): PatchChunk {
   let count = 0;
   for (let line = cursor.lines[cursor.index]; line !== undefined; line = cursor.lines[cursor.index]) {
     const text = line.text;
-    if (END_OF_FILE.test(text.trim())) {
+    if (text.startsWith('*') && END_OF_FILE.test(text.trim())) {
       if (count === 0)
         throw new PatchParseError(line.number, "the chunk has no lines before '*** End of File'.");
       chunk.isEndOfFile = true;
@@ -88,7 +88,7 @@ function parseChunk(cursor: Cursor, isFirst: boolean): PatchChunk {
       chunk.oldLines.push(text.slice(1));
       chunk.changes.push({ kind: 'remove', text: text.slice(1) });
       chunk.linesRemoved += 1;
-    } else if (count === 0 && text.trimStart().startsWith('***')) {
+    } else if (count === 0 && isHunkBoundary(text)) {
       break;
     } else if (count === 0) {
       throw new PatchParseError(
@@ -109,6 +109,27 @@ function skipBlankLines(cursor: Cursor): void {
   while (cursor.lines[cursor.index]?.text.trim() === '') cursor.index += 1;
 }
 
+/** A line that ends an Update hunk: a `*` line, or a file header with stray leading spaces. */
+function isHunkBoundary(text: string): boolean {
+  const trimmed = text.trim();
+  return text.startsWith('*') || [ADD_FILE, DELETE_FILE, UPDATE_FILE].some((header) => header.test(trimmed));
+}
+
+/**
+ * Skips blank lines before a chunk. White-space-only lines are kept when chunk lines follow
+ * without an `@@`: there, ' ' is an empty context line.
+ */
+function skipSeparatorLines(cursor: Cursor): void {
+  let next = cursor.index;
+  while (cursor.lines[next]?.text.trim() === '') next += 1;
+  const line = cursor.lines[next];
+  if (line === undefined || line.text.startsWith('@@') || isHunkBoundary(line.text)) {
+    cursor.index = next;
+    return;
+  }
+  while (cursor.lines[cursor.index]?.text === '') cursor.index += 1;
+}
+
 function parseUpdate(cursor: Cursor, header: SourceLine, filePath: string): UpdateFileHunk {
   const hunk: UpdateFileHunk = { type: 'update', path: filePath, chunks: [], line: header.number };
   const moveLine = cursor.lines[cursor.index];
@@ -118,9 +139,9 @@ function parseUpdate(cursor: Cursor, header: SourceLine, filePath: string): Upda
     cursor.index += 1;
   }
   for (;;) {
-    skipBlankLines(cursor);
+    skipSeparatorLines(cursor);
     const line = cursor.lines[cursor.index];
-    if (line === undefined || line.text.trimStart().startsWith('***')) break;
+    if (line === undefined || isHunkBoundary(line.text)) break;
     hunk.chunks.push(parseChunk(cursor, hunk.chunks.length === 0));
   }
   if (hunk.chunks.length === 0 && hunk.movePath === undefined) {
