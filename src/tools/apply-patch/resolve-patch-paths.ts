@@ -9,7 +9,7 @@ export interface ResolvedPatch {
   absolute: Map<string, string>;
 }
 
-async function resolveOne(root: string, input: string, followFinalSymlink: boolean): Promise<ResolvedPath> {
+async function resolveOne(root: string, input: string): Promise<ResolvedPath> {
   if (input.split(/[\\/]/).includes('..')) {
     throw new PathError(
       'PATH_OUTSIDE_WORKSPACE',
@@ -19,32 +19,33 @@ async function resolveOne(root: string, input: string, followFinalSymlink: boole
       },
     );
   }
-  return resolveInRoot(root, input, { followFinalSymlink });
+  return resolveInRoot(root, input, { followFinalSymlink: true });
 }
 
 /**
  * Checks every path of a patch against `root` (inside it, no `..` segment, no symlink that
- * leads out) and rewrites the patch with root-relative paths. Delete File acts on the path
- * itself (a symlink is removed, not its target); Add, Update and Move act on a symlink's target.
+ * leads out) and rewrites the patch with root-relative paths. Like the other reference tools
+ * (and like `wrapTools()` when it captures checkpoints), every hunk acts on a final symlink's
+ * target: a Delete of a link deletes the file it points to.
  *
  * @param root - absolute, realpath'd directory.
  * @throws PathError `PATH_OUTSIDE_WORKSPACE` or `PATH_INVALID` for the first bad path.
  */
 export async function resolvePatchPaths(root: string, patch: ParsedPatch): Promise<ResolvedPatch> {
   const absolute = new Map<string, string>();
-  const resolve = async (input: string, followFinalSymlink: boolean): Promise<string> => {
-    const resolved = await resolveOne(root, input, followFinalSymlink);
+  const resolve = async (input: string): Promise<string> => {
+    const resolved = await resolveOne(root, input);
     absolute.set(resolved.relative, resolved.absolute);
     return resolved.relative;
   };
   const hunks: PatchHunk[] = [];
   for (const hunk of patch.hunks) {
     if (hunk.type === 'update') {
-      const resolvedHunk = { ...hunk, path: await resolve(hunk.path, true) };
-      if (hunk.movePath !== undefined) resolvedHunk.movePath = await resolve(hunk.movePath, true);
+      const resolvedHunk = { ...hunk, path: await resolve(hunk.path) };
+      if (hunk.movePath !== undefined) resolvedHunk.movePath = await resolve(hunk.movePath);
       hunks.push(resolvedHunk);
     } else {
-      hunks.push({ ...hunk, path: await resolve(hunk.path, hunk.type === 'add') });
+      hunks.push({ ...hunk, path: await resolve(hunk.path) });
     }
   }
   return { patch: { ...patch, hunks }, absolute };
