@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, readlink, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyPatch, type PatchFileChange } from '../../../src/tools/apply-patch/index.js';
@@ -311,6 +311,18 @@ describe('applyPatch', () => {
     );
     expect((await stat(path.join(root, 'run.sh'))).mode & 0o7777).toBe(0o755);
     expect((await stat(path.join(root, 'bin/tool.sh'))).mode & 0o7777).toBe(0o750);
+  });
+
+  it('an Update through a symlink inside the workspace edits the target and keeps the link', async () => {
+    const { root } = sandbox();
+    await writeFiles(root, { 'real/target.txt': 'old\n' });
+    await symlink('real/target.txt', path.join(root, 'link.txt'));
+    const result = await applyPatch(update('link.txt', '-old', '+new'), { root });
+    expect(result.changes).toEqual([
+      { action: 'updated', path: 'real/target.txt', linesAdded: 1, linesRemoved: 1 },
+    ]);
+    expect(await readlink(path.join(root, 'link.txt'))).toBe('real/target.txt');
+    expect(await snapshot(root)).toEqual({ 'real/target.txt': 'new\n' });
   });
 
   it('leaves a file whose patch changes nothing untouched (same inode and mtime)', async () => {
