@@ -12,6 +12,11 @@ function counts(change: PatchFileChange): string {
  * `R from -> to (+1 -1)`; `(overwrote)` when an Add or Move replaced an existing file.
  *
  * @returns the text, starting with `Success.`.
+ * @example
+ * ```ts
+ * formatChanges([{ action: 'updated', path: 'a.ts', linesAdded: 2, linesRemoved: 1 }]);
+ * // 'Success. Updated the following files:\nM a.ts (+2 -1)'
+ * ```
  */
 export function formatChanges(changes: PatchFileChange[]): string {
   const letters = { added: 'A', updated: 'M', deleted: 'D', moved: 'R' } as const;

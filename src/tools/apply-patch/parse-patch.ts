@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { extractPatchBody, type SourceLine } from './patch-boundaries.js';
 import { PatchParseError } from './patch-parse-error.js';
 import type { ParsedPatch, PatchChunk, PatchHunk, UpdateFileHunk } from './patch-types.js';
@@ -22,9 +21,10 @@ function headerPath(match: RegExpExecArray, line: SourceLine, cursor: Cursor): s
   const raw = match[1]!.trim();
   if (raw === '')
     throw new PatchParseError(line.number, `the header ${JSON.stringify(line.text.trim())} names no file.`);
-  return cursor.workdir === undefined || path.posix.isAbsolute(raw)
+  // Plain concatenation, not path.join: a '..' must stay visible to the path checks.
+  return cursor.workdir === undefined || raw.startsWith('/')
     ? raw
-    : path.posix.join(cursor.workdir, raw);
+    : `${cursor.workdir.replace(/\/+$/, '')}/${raw}`;
 }
 
 /** `@@`, `@@ context` or `@@ -1,2 +1,3 @@ context`; returns the context text ('' for none), or undefined. */

@@ -4,6 +4,12 @@ import { SafeturnError, type SafeturnErrorOptions } from '../../errors/safeturn-
  * A malformed patch (code `PATCH_PARSE`): missing `*** Begin Patch` / `*** End Patch`, an unknown
  * header, a line without a ` `/`+`/`-` prefix, an empty hunk. `data.line` is the 1-based line
  * number in the text given to `parsePatch`; the message names it so a model can fix its patch.
+ *
+ * @example
+ * ```ts
+ * try { parsePatch(text); }
+ * catch (error) { if (error instanceof PatchParseError) console.log(error.line, error.message); }
+ * ```
  */
 export class PatchParseError extends SafeturnError {
   /** 1-based line number of the offending line. */

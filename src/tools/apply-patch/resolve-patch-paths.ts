@@ -29,7 +29,14 @@ async function resolveOne(root: string, input: string): Promise<ResolvedPath> {
  * target: a Delete of a link deletes the file it points to.
  *
  * @param root - absolute, realpath'd directory.
+ * @param patch - a parsed patch with paths as the model wrote them.
+ * @returns the patch with root-relative paths, and the absolute path of each.
  * @throws PathError `PATH_OUTSIDE_WORKSPACE` or `PATH_INVALID` for the first bad path.
+ * @example
+ * ```ts
+ * const { patch } = await resolvePatchPaths('/work/project', parsePatch(text));
+ * patchPaths(patch); // ['src/a.ts', 'src/b.ts']
+ * ```
  */
 export async function resolvePatchPaths(root: string, patch: ParsedPatch): Promise<ResolvedPatch> {
   const absolute = new Map<string, string>();
@@ -54,6 +61,12 @@ export async function resolvePatchPaths(root: string, patch: ParsedPatch): Promi
 /**
  * Every path a parsed patch touches, as written in the patch (Add, Update, Delete, and both
  * ends of a Move), without duplicates, in patch order.
+ *
+ * @returns the paths, as strings from the patch.
+ * @example
+ * ```ts
+ * patchPaths(parsePatch('*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** End Patch')); // ['a', 'b']
+ * ```
  */
 export function patchPaths(patch: ParsedPatch): string[] {
   const paths = new Set<string>();
