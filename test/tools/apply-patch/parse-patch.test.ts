@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ParsedPatch, PatchParseError, parsePatch } from '../../../src/tools/apply-patch/index.js';
 import { patchOf } from './helpers.js';
@@ -357,5 +358,43 @@ describe('parsePatch', () => {
       [3, 1, 2],
       [8, 1, 0],
     ]);
+  });
+
+  it('property: any text either parses or gives a PatchParseError with a line inside the text', () => {
+    const lineArbitrary = fc.oneof(
+      fc.constantFrom(
+        '*** Begin Patch',
+        '*** End Patch',
+        '*** Add File: a',
+        '*** Update File: b',
+        '*** Move to: c',
+        '*** Delete File: d',
+        '*** End of File',
+        '@@',
+        '@@ x',
+        '',
+        ' ',
+        "<<'EOF'",
+        'EOF',
+      ),
+      fc.string({ maxLength: 6 }).map((text) => text.replaceAll('\n', '')),
+      fc
+        .constantFrom('+', '-', ' ')
+        .chain((prefix) => fc.string({ maxLength: 4 }).map((text) => prefix + text.replaceAll('\n', ''))),
+    );
+    fc.assert(
+      fc.property(fc.array(lineArbitrary, { maxLength: 12 }), (lines) => {
+        const text = lines.join('\n');
+        try {
+          parsePatch(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(PatchParseError);
+          const line = (error as PatchParseError).line;
+          expect(line).toBeGreaterThanOrEqual(1);
+          expect(line).toBeLessThanOrEqual(Math.max(1, text.split('\n').length));
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

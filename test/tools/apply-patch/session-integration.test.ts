@@ -208,6 +208,30 @@ describe('apply_patch through wrapTools: guard, checkpoints, rewind', () => {
     expect(await directories(workspace)).toEqual(['m']);
   });
 
+  it('two patches to one file in a turn: the second is allowed, and rewind brings back the first pre-image', async () => {
+    const { workspace, session, tools, context, readAll } = await patchSession();
+    await writeFiles(workspace, { 'a.txt': 'v1\n' });
+    await session.beginTurn({ label: 'twice' });
+    await readAll('a.txt');
+    for (const [from, to] of [
+      ['v1', 'v2'],
+      ['v2', 'v3'],
+    ]) {
+      const patch = patchOf(
+        '*** Begin Patch',
+        '*** Update File: a.txt',
+        `-${from}`,
+        `+${to}`,
+        '*** End Patch',
+      );
+      expect(await tools.apply_patch.execute({ patch }, context)).toMatchObject({ ok: true });
+    }
+    await session.endTurn();
+    expect(await snapshot(workspace)).toEqual({ 'a.txt': 'v3\n' });
+    await session.rewind(1);
+    expect(await snapshot(workspace)).toEqual({ 'a.txt': 'v1\n' });
+  });
+
   it('property: for random files and edits, the generated patch applies exactly and rewind restores the original', async () => {
     const { workspace, session, tools, context, readAll } = await patchSession();
     const line = fc.constantFrom('a', 'b', '', '  a', '@@', '-', 'ü ✓');
