@@ -1,11 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import * as applyPatch from './apply-patch.js';
+import * as bashStaging from './bash-staging.js';
 import * as checkpoint from './checkpoint.js';
 import { type BenchContext, type BenchRow, makeTree, run } from './harness.js';
 
 const modules: [string, { runBench(context: BenchContext): Promise<BenchRow[]> }][] = [
   ['checkpoint', checkpoint],
+  ['bash-staging', bashStaging],
+  ['apply-patch', applyPatch],
 ];
 
 function table(rows: BenchRow[]): string {

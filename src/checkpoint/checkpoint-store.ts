@@ -271,7 +271,11 @@ export class CheckpointStore {
     directories: { root: string; path: string }[],
   ): Promise<{ report: RestoreReport; id: string }> {
     const dryRun = options.dryRun ?? false;
-    const plan = await planRestore(items, { sizeCapBytes: this.#options.sizeCapBytes, dryRun });
+    const plan = await planRestore(items, {
+      sizeCapBytes: this.#options.sizeCapBytes,
+      dryRun,
+      createdDirectories: new Set(directories.map((directory) => pathKey(directory.root, directory.path))),
+    });
     if (plan.conflicts.length > 0 && !options.force) throw new RewindConflictError(plan.conflicts);
     if (dryRun) {
       for (const write of plan.writes) {
@@ -321,8 +325,13 @@ export class CheckpointStore {
     }
     await mapConcurrent(toStore, 16, (blob) => this.blobs.put(blob.hash, blob.content));
     const id = await record(entries, directories);
-    const report = await applyPlan({ ...plan, writes: kept }, this.blobs);
-    report.removedDirectories.push(...(await removeCreatedDirectories(directories)));
+    // Deletions first, then the directories the agent created (now empty), then the writes: a
+    // file may have to come back where the agent had put a directory.
+    const deletions = kept.filter((write) => write.item.target.kind === 'absent');
+    const others = kept.filter((write) => write.item.target.kind !== 'absent');
+    await applyPlan({ ...plan, writes: deletions }, this.blobs);
+    plan.report.removedDirectories.push(...(await removeCreatedDirectories(directories)));
+    const report = await applyPlan({ ...plan, writes: others }, this.blobs);
     return { report, id };
   }
 }

@@ -5,6 +5,7 @@ import { BlobStore } from './blob-store.js';
 import type { FileState } from './file-state.js';
 import { Journal } from './journal.js';
 import type { JournalRecord } from './journal-records.js';
+import { statCacheHashes } from './scan/stat-cache.js';
 
 /** Options of {@link collectGarbage}. */
 export interface GcOptions {
@@ -99,6 +100,11 @@ export async function collectGarbage(options: GcOptions): Promise<GcReport> {
       const { turns, other } = referencesOf(name, records);
       allTurns.push(...turns);
       for (const hash of other) always.add(hash);
+    }
+    // The bash staging baseline promises its hashes are stored: keep them.
+    for (const name of await readdir(options.projectDir).catch(() => [] as string[])) {
+      if (name.startsWith('stat-cache'))
+        for (const hash of await statCacheHashes(path.join(options.projectDir, name))) always.add(hash);
     }
     const blobs = new BlobStore(path.join(options.projectDir, 'blobs'));
     const sizes = new Map<string, { size: number; mtimeMs: number }>();

@@ -92,7 +92,12 @@ function failure(pathName: string, error: unknown): RestoreFailure {
  */
 export async function planRestore(
   items: RestoreItem[],
-  options: { sizeCapBytes: number; dryRun: boolean },
+  options: {
+    sizeCapBytes: number;
+    dryRun: boolean;
+    /** `root NUL path` of directories the restore removes first (created by the undone turns). */
+    createdDirectories?: ReadonlySet<string>;
+  },
 ): Promise<RestorePlan> {
   const report = emptyReport(options.dryRun);
   const writes: PlannedWrite[] = [];
@@ -110,7 +115,15 @@ export async function planRestore(
       return { kind: 'failed', value: failure(item.path, error) };
     }
     // Hash even big files here: the conflict check needs the current content's identity.
-    const observed = await observePath(absolute, { sizeCapBytes: Number.MAX_SAFE_INTEGER });
+    let observed = await observePath(absolute, { sizeCapBytes: Number.MAX_SAFE_INTEGER });
+    if (
+      observed.state.kind === 'skipped' &&
+      observed.state.reason === 'not-a-regular-file' &&
+      options.createdDirectories?.has(`${item.root}\0${item.path}`)
+    ) {
+      // A directory the undone turns created stands where the path was: it goes first.
+      observed = { state: { kind: 'absent' } };
+    }
     const sameMode =
       item.target.kind !== 'file' ||
       observed.state.kind !== 'file' ||

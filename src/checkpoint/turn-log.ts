@@ -25,6 +25,8 @@ export interface TurnState {
   posts: Map<string, FileState>;
   /** Directories created during the turn. */
   directories: Map<string, { root: string; path: string }>;
+  /** Notes other layers attached to the turn (coverage notes, shadow commits), in order. */
+  notes: { kind: string; data: unknown }[];
 }
 
 /** A rewind as recorded, and whether it was redone. */
@@ -72,6 +74,7 @@ export class TurnLog {
           captures: new Map(),
           posts: new Map(),
           directories: new Map(),
+          notes: [],
         };
         this.turns.set(turn.id, turn);
         this.order.push(turn);
@@ -140,9 +143,12 @@ export class TurnLog {
         }
         return;
       }
+      case 'note': {
+        if (record.turn) this.turns.get(record.turn)?.notes.push({ kind: record.kind, data: record.data });
+        return;
+      }
       case 'session':
       case 'read':
-      case 'note':
         return;
     }
   }

@@ -1,3 +1,4 @@
+import { formatCoverage } from '../checkpoint/scan/coverage.js';
 import type { ToolMiddleware } from './middleware.js';
 import { isToolFailure } from './tool-failure.js';
 import type { ToolKind } from './tool-types.js';
@@ -51,5 +52,43 @@ export const checkpointMiddleware: ToolMiddleware = {
       await call.session.checkpoints.recordPost(target.root, target.relative);
       await call.session.guard.refresh(target.key, target.absolute);
     }
+  },
+};
+
+/** The key bash calls hold in the session's path queue: one bash call at a time per session. */
+const BASH_KEY = '\0bash';
+
+/**
+ * Bash coverage as middleware: stages the root before a `bash` call and diffs it after (also when
+ * the command failed or threw), records the changes as captures of the turn, journals the coverage
+ * note and attaches it to the result (`result.coverage`, and a line in `result.output` when
+ * something was not covered).
+ */
+export const bashStagingMiddleware: ToolMiddleware = {
+  name: 'bash-staging',
+  async wrapExecute(call, next) {
+    if (call.kind !== 'bash') return next();
+    const { session } = call;
+    return session.pathQueue.run([BASH_KEY], async () => {
+      const staged = await session.staging.stage(call.context.root);
+      let result: unknown;
+      let failure: { error: unknown } | undefined;
+      try {
+        result = await next();
+      } catch (error) {
+        failure = { error };
+      }
+      const turn = session.currentTurn();
+      const note = await session.staging.finish(staged, session.checkpoints, turn?.id ?? '');
+      await session.addNote('coverage', note);
+      if (failure) throw failure.error;
+      if (typeof result === 'object' && result !== null) {
+        const withNote: Record<string, unknown> = { ...(result as Record<string, unknown>), coverage: note };
+        if (note.uncovered.length > 0 && typeof withNote.output === 'string')
+          withNote.output = `${withNote.output}\n${formatCoverage(note)}`;
+        return withNote;
+      }
+      return result;
+    });
   },
 };

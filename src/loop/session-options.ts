@@ -21,6 +21,16 @@ export interface CreateSessionOptions {
   sizeCapBytes?: number;
   /** Retention: how many turns stay rollback points; older ones are pruned. @default 100 */
   maxTurns?: number;
+  /**
+   * Directory names bash staging never scans, at any depth (`.git` is always skipped).
+   * @default node_modules, .git, dist, build, target, .next, .venv, __pycache__, .cache
+   */
+  skipDirectories?: string[];
+  /**
+   * Keep inotify watches on the workspace's directories between bash calls, so a call costs
+   * O(changed paths) instead of a full stat scan (Linux only; elsewhere every call scans). @default true
+   */
+  watchFiles?: boolean;
   /** Clock, for tests. @default () => new Date() */
   now?: () => Date;
   /** Environment to read SAFETURN_HOME/HOME from. @default process.env */

@@ -11,6 +11,8 @@ import type { FileState } from '../checkpoint/file-state.js';
 import { collectGarbage, type GcOptions, type GcReport } from '../checkpoint/gc.js';
 import { Journal } from '../checkpoint/journal.js';
 import type { JournalRecord } from '../checkpoint/journal-records.js';
+import { BashStaging } from '../checkpoint/scan/bash-staging.js';
+import type { CoverageNote } from '../checkpoint/scan/coverage.js';
 import { pathKey, TurnLog, type TurnState } from '../checkpoint/turn-log.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { projectDir as projectDirOf, resolveHome } from '../core/home.js';
@@ -55,6 +57,8 @@ export class Session {
   readonly checkpoints: CheckpointStore;
   readonly guard: ReadGuard;
   readonly journal: Journal;
+  /** Bash coverage: stage before a shell call, diff after. */
+  readonly staging: BashStaging;
   /** Serialises writes per path (`root NUL path`). */
   readonly pathQueue = new KeyedQueue();
   readonly #log: TurnLog;
@@ -75,6 +79,8 @@ export class Session {
     journal: Journal;
     log: TurnLog;
     now: () => Date;
+    skipDirectories?: readonly string[];
+    watchFiles?: boolean;
   }) {
     this.id = parts.id;
     this.workspace = parts.workspace;
@@ -113,6 +119,14 @@ export class Session {
       log: parts.log,
       sizeCapBytes: parts.sizeCapBytes,
       now: parts.now,
+    });
+    this.staging = new BashStaging({
+      projectDir: parts.projectDir,
+      workspace: parts.workspace,
+      blobs: this.checkpoints.blobs,
+      sizeCapBytes: parts.sizeCapBytes,
+      ...(parts.skipDirectories ? { skipDirectories: parts.skipDirectories } : {}),
+      ...(parts.watchFiles === undefined ? {} : { watch: parts.watchFiles }),
     });
   }
 
@@ -351,6 +365,48 @@ export class Session {
     return states;
   }
 
+  /**
+   * Attaches a note to the active turn (journaled; other layers use it for coverage notes).
+   * @throws UsageError `TURN_STATE` when no turn is active.
+   */
+  async addNote(kind: string, data: unknown): Promise<void> {
+    const turn = this.#log.activeTurn;
+    if (!turn) throw new UsageError('TURN_STATE', 'No turn is active.');
+    const record: JournalRecord = { type: 'note', turn: turn.id, kind, data };
+    this.#log.apply(record);
+    await this.journal.append(record);
+  }
+
+  /**
+   * What bash calls of a turn changed and what they could not cover (merged coverage notes).
+   * @param turnId - the turn. @default the active turn, else the newest one
+   * @throws UsageError `NO_SUCH_TURN`.
+   */
+  coverage(turnId?: string): CoverageNote {
+    const turn =
+      turnId === undefined ? (this.#log.activeTurn ?? this.#log.order.at(-1)) : this.#log.turns.get(turnId);
+    if (!turn)
+      throw new UsageError('NO_SUCH_TURN', `No turn ${JSON.stringify(turnId ?? '')} in session ${this.id}.`);
+    const merged: CoverageNote = {
+      turn: turn.id,
+      created: [],
+      modified: [],
+      deleted: [],
+      createdDirectories: [],
+      uncovered: [],
+    };
+    for (const note of turn.notes) {
+      if (note.kind !== 'coverage') continue;
+      const data = note.data as CoverageNote;
+      merged.created.push(...data.created);
+      merged.modified.push(...data.modified);
+      merged.deleted.push(...data.deleted);
+      merged.createdDirectories.push(...data.createdDirectories);
+      merged.uncovered.push(...data.uncovered);
+    }
+    return merged;
+  }
+
   /** Waits for background journal appends and listeners; rethrows the first background error. */
   async flush(): Promise<void> {
     await this.flushWrites();
@@ -373,8 +429,9 @@ export class Session {
     return collectGarbage({ ...options, projectDir: this.projectDir });
   }
 
-  /** Flushes and releases the session. */
+  /** Flushes and releases the session (closes the bash staging's file watches). */
   async close(): Promise<void> {
+    this.staging.close();
     await this.flush();
   }
 
@@ -446,6 +503,8 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
     journal,
     log,
     now,
+    ...(options.skipDirectories ? { skipDirectories: options.skipDirectories } : {}),
+    ...(options.watchFiles === undefined ? {} : { watchFiles: options.watchFiles }),
   });
   if (records.length === 0) {
     await journal.append({ type: 'session', v: 1, sessionId: id, workspace, at: now().toISOString() });

@@ -1,6 +1,11 @@
 import { SafeturnError } from '../errors/safeturn-error.js';
 import { UsageError } from '../errors/usage-error.js';
-import { checkpointMiddleware, guardMiddleware, isWriteKind } from './builtin-middleware.js';
+import {
+  bashStagingMiddleware,
+  checkpointMiddleware,
+  guardMiddleware,
+  isWriteKind,
+} from './builtin-middleware.js';
 import type { CallPath, ToolCall, ToolMiddleware } from './middleware.js';
 import type { Session } from './session.js';
 import { failWith, toolFailure } from './tool-failure.js';
@@ -92,7 +97,7 @@ export function wrapTools<Tools extends Record<string, AnyTool>>(
   options: WrapToolsOptions<Tools>,
 ): { [Name in keyof Tools]: WrappedTool<Tools[Name]> } {
   const { session } = options;
-  const chain = [guardMiddleware, checkpointMiddleware, ...(options.middleware ?? [])];
+  const chain = [guardMiddleware, checkpointMiddleware, bashStagingMiddleware, ...(options.middleware ?? [])];
   const wrapped: Record<string, AnyTool> = {};
   for (const [name, tool] of Object.entries(options.tools)) {
     const binding = options.bindings?.[name as keyof Tools];

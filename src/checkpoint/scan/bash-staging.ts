@@ -1,3 +1,4 @@
+import { type BigIntStats, lstatSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -7,8 +8,21 @@ import type { BlobStore } from '../blob-store.js';
 import type { CheckpointStore } from '../checkpoint-store.js';
 import type { FileState } from '../file-state.js';
 import type { CoverageNote } from './coverage.js';
-import { type CachedStat, loadStatCache, type StatCache, saveStatCache, statCachePath } from './stat-cache.js';
-import { type ScanEntry, scanTree, type TreeScan } from './scan-tree.js';
+import {
+  DEFAULT_SKIP_DIRECTORIES,
+  type ScanEntry,
+  scanTree,
+  shallowFingerprint,
+  type UncoveredPath,
+} from './scan-tree.js';
+import {
+  type CachedStat,
+  loadStatCache,
+  type StatCache,
+  saveStatCache,
+  statCachePath,
+} from './stat-cache.js';
+import { TreeWatcher } from './tree-watcher.js';
 
 /** Options of {@link BashStaging}. */
 export interface BashStagingOptions {
@@ -18,14 +32,33 @@ export interface BashStagingOptions {
   sizeCapBytes: number;
   /** Directory names never scanned. @default DEFAULT_SKIP_DIRECTORIES */
   skipDirectories?: readonly string[];
+  /** Keep inotify watches between calls so a call costs O(changed paths) (Linux). @default true */
+  watch?: boolean;
 }
 
 /** The workspace as staged before a bash call. */
 export interface StagedTree {
   root: string;
-  scan: TreeScan;
-  /** Pre-image of every covered path; file bytes are in the blob store. */
-  states: Map<string, FileState>;
+  /** How many files had to be read and hashed (changed since the last scan, or racy). */
+  hashedFiles: number;
+  /** True when this stage walked the whole tree (first call, or the watcher was not reliable). */
+  fullScan: boolean;
+  /** Every covered path's entry right after staging. */
+  coveredPaths: number;
+}
+
+/** What one root looks like to the staging layer, kept between calls. */
+interface TreeModel {
+  root: string;
+  cache: StatCache;
+  directories: Set<string>;
+  uncovered: UncoveredPath[];
+  ignore: Ignore | undefined;
+  ignoreText: string | undefined;
+  watcher: TreeWatcher | undefined;
+  dirty: boolean;
+  /** True once a full scan filled `directories`. */
+  scanned: boolean;
 }
 
 const HASH_CONCURRENCY = 16;
@@ -36,46 +69,86 @@ function nowNs(): bigint {
   return BigInt(Date.now()) * 1_000_000n;
 }
 
+function entryOf(stats: BigIntStats, absolute: string): ScanEntry | undefined {
+  if (stats.isSymbolicLink()) {
+    try {
+      return {
+        kind: 'symlink',
+        mtimeNs: stats.mtimeNs,
+        size: Number(stats.size),
+        ino: Number(stats.ino),
+        mode: Number(stats.mode & 0o7777n),
+        target: readlinkSync(absolute),
+      };
+    } catch {
+      return undefined;
+    }
+  }
+  if (!stats.isFile()) return undefined;
+  return {
+    kind: 'file',
+    mtimeNs: stats.mtimeNs,
+    size: Number(stats.size),
+    ino: Number(stats.ino),
+    mode: Number(stats.mode & 0o7777n),
+  };
+}
+
 function sameStat(entry: ScanEntry, cached: CachedStat | undefined): boolean {
-  return cached !== undefined && cached[0] === entry.mtimeNs.toString() && cached[1] === entry.size && cached[2] === entry.ino && cached[3] === entry.mode;
+  if (cached === undefined) return false;
+  if (entry.kind === 'symlink')
+    return cached.length === 6 && cached[5] === entry.target && cached[0] === entry.mtimeNs.toString();
+  return (
+    cached.length === 5 &&
+    cached[0] === entry.mtimeNs.toString() &&
+    cached[1] === entry.size &&
+    cached[2] === entry.ino &&
+    cached[3] === entry.mode
+  );
 }
 
 /**
- * Bash coverage: stage the workspace before a shell command (a stat scan; only files whose stat
- * changed since the last scan are read, hashed and stored), then scan again after it and record
- * every created, modified and deleted file as a capture of the current turn. Racy-clean files
- * (mtime not older than the cache's timestamp) are re-hashed, as git does.
+ * Bash coverage: stage the workspace before a shell command, then diff after it and record every
+ * created, modified and deleted file as a capture of the current turn (first capture wins).
+ *
+ * The first call walks the tree (one stat per entry; only files whose stat changed since the
+ * stat cache was written are read, hashed and stored). After that, on Linux, inotify watches on
+ * every covered directory tell which paths had events, so a call costs O(changed paths); any doubt
+ * about the watches falls back to a full stat scan. Racy-clean files (mtime not older than the
+ * cache's timestamp) are re-hashed, as git does.
  */
 export class BashStaging {
   readonly #options: BashStagingOptions;
-  readonly #caches = new Map<string, StatCache>();
+  readonly #models = new Map<string, TreeModel>();
 
   constructor(options: BashStagingOptions) {
     this.#options = options;
   }
 
-  async #cache(root: string): Promise<StatCache> {
-    let cache = this.#caches.get(root);
-    if (!cache) {
-      cache = await loadStatCache(statCachePath(this.#options.projectDir, root, this.#options.workspace), root);
-      this.#caches.set(root, cache);
-    }
-    return cache;
+  #cachePath(root: string): string {
+    return statCachePath(this.#options.projectDir, root, this.#options.workspace);
   }
 
-  async #ignore(root: string): Promise<Ignore | undefined> {
-    const text = await readFile(path.join(root, '.safeturnignore'), 'utf8').catch(() => undefined);
-    return text === undefined ? undefined : ignore().add(text);
+  #skip(): readonly string[] {
+    return this.#options.skipDirectories ?? DEFAULT_SKIP_DIRECTORIES;
   }
 
-  async #scan(root: string): Promise<TreeScan> {
-    const rules = await this.#ignore(root);
-    return scanTree({ root, ...(this.#options.skipDirectories ? { skipDirectories: this.#options.skipDirectories } : {}), ...(rules ? { ignore: rules } : {}) });
+  async #readIgnore(root: string): Promise<string | undefined> {
+    return readFile(path.join(root, '.safeturnignore'), 'utf8').catch(() => undefined);
   }
 
   /** Reads, hashes and stores one file; returns its state and cache entry. */
-  async #hash(root: string, relative: string, entry: ScanEntry): Promise<{ state: FileState; cached: CachedStat }> {
+  async #hash(
+    root: string,
+    relative: string,
+    entry: ScanEntry,
+  ): Promise<{ state: FileState; cached: CachedStat }> {
     const stat = [entry.mtimeNs.toString(), entry.size, entry.ino, entry.mode] as const;
+    if (entry.kind === 'symlink')
+      return {
+        state: { kind: 'symlink', target: entry.target ?? '' },
+        cached: [...stat, null, entry.target ?? ''],
+      };
     if (entry.size > this.#options.sizeCapBytes) {
       return { state: { kind: 'skipped', reason: 'too-large', size: entry.size }, cached: [...stat, null] };
     }
@@ -87,154 +160,356 @@ export class BashStaging {
     }
     const hash = sha256(content);
     await this.#options.blobs.put(hash, content);
-    return { state: { kind: 'file', sha256: hash, size: content.byteLength, mode: entry.mode }, cached: [...stat, hash] };
+    return {
+      state: { kind: 'file', sha256: hash, size: content.byteLength, mode: entry.mode },
+      cached: [...stat, hash],
+    };
   }
 
-  #stateFromCache(entry: ScanEntry, cached: CachedStat): FileState {
+  /** The recorded state of a cached entry (what a rewind would put back). */
+  #stateOf(cached: CachedStat | undefined): FileState {
+    if (!cached) return { kind: 'absent' };
+    if (cached.length === 6) return { kind: 'symlink', target: cached[5] };
     const hash = cached[4];
-    if (hash === null) {
-      return { kind: 'skipped', reason: entry.size > this.#options.sizeCapBytes ? 'too-large' : 'unreadable', size: entry.size };
+    if (hash === null)
+      return {
+        kind: 'skipped',
+        reason: cached[1] > this.#options.sizeCapBytes ? 'too-large' : 'unreadable',
+        size: cached[1],
+      };
+    return { kind: 'file', sha256: hash, size: cached[1], mode: cached[3] };
+  }
+
+  /**
+   * Brings the model of `root` up to date and returns every path whose state changed since the
+   * model was last updated, with its state before and after. Reads only the changed files.
+   */
+  async #update(root: string): Promise<{
+    model: TreeModel;
+    changes: Map<string, { before: FileState; after: FileState }>;
+    createdDirectories: string[];
+    removedDirectories: string[];
+    /** Paths the scan does not cover (.safeturnignore) that had events. */
+    touchedUncovered: UncoveredPath[];
+    hashed: number;
+    full: boolean;
+  }> {
+    let model = this.#models.get(root);
+    const ignoreText = await this.#readIgnore(root);
+    const startedNs = nowNs();
+    let watchResult: Awaited<ReturnType<TreeWatcher['sync']>> | undefined;
+    if (model?.watcher && ignoreText === model.ignoreText) {
+      watchResult = await model.watcher.sync();
+      if (!watchResult.reliable) {
+        model.watcher.close();
+        model.watcher = undefined;
+        watchResult = undefined;
+      }
     }
-    return { kind: 'file', sha256: hash, size: entry.size, mode: entry.mode };
+    if (!model) {
+      model = {
+        root,
+        cache: await loadStatCache(this.#cachePath(root), root),
+        directories: new Set(),
+        uncovered: [],
+        ignore: undefined,
+        ignoreText: undefined,
+        watcher: undefined,
+        dirty: false,
+        scanned: false,
+      };
+      this.#models.set(root, model);
+    }
+    model.ignoreText = ignoreText;
+    model.ignore = ignoreText === undefined ? undefined : ignore().add(ignoreText);
+    // Candidate paths whose stat must be compared with the cache, with their fresh entries.
+    const candidates = new Map<string, ScanEntry | undefined>();
+    const createdDirectories: string[] = [];
+    const removedDirectories: string[] = [];
+    const touchedUncovered: UncoveredPath[] = [];
+    const full = watchResult === undefined;
+    const racyBefore = model.cache.takenAtNs;
+    if (full) {
+      const scan = scanTree({
+        root,
+        skipDirectories: this.#skip(),
+        ...(model.ignore ? { ignore: model.ignore } : {}),
+      });
+      for (const [relative, entry] of scan.entries) {
+        const cached = model.cache.entries.get(relative);
+        if (!sameStat(entry, cached) || entry.mtimeNs + RACY_SLOP_NS >= racyBefore)
+          candidates.set(relative, entry);
+      }
+      for (const relative of model.cache.entries.keys())
+        if (!scan.entries.has(relative)) candidates.set(relative, undefined);
+      if (model.scanned) {
+        for (const directory of scan.directories)
+          if (!model.directories.has(directory)) createdDirectories.push(directory);
+        for (const directory of model.directories)
+          if (!scan.directories.has(directory)) removedDirectories.push(directory);
+      }
+      model.scanned = true;
+      model.directories = scan.directories;
+      model.uncovered = scan.uncovered;
+      if (this.#options.watch !== false) {
+        model.watcher?.close();
+        model.watcher = await TreeWatcher.start(
+          root,
+          path.join(this.#options.projectDir, 'watch'),
+          scan.directories,
+        );
+      }
+    } else {
+      this.#processEvents(
+        model,
+        watchResult!.dirty,
+        candidates,
+        createdDirectories,
+        removedDirectories,
+        touchedUncovered,
+      );
+      model.uncovered = model.uncovered.map((item) =>
+        item.reason === 'skipped-directory'
+          ? { ...item, fingerprint: shallowFingerprint(path.join(root, item.path)) }
+          : item,
+      );
+    }
+    const changes = new Map<string, { before: FileState; after: FileState }>();
+    let hashed = 0;
+    await mapConcurrent([...candidates], HASH_CONCURRENCY, async ([relative, entry]) => {
+      const cached = model.cache.entries.get(relative);
+      const before = this.#stateOf(cached);
+      if (!entry) {
+        if (cached) {
+          model.cache.entries.delete(relative);
+          changes.set(relative, { before, after: { kind: 'absent' } });
+        }
+        return;
+      }
+      if (sameStat(entry, cached) && entry.mtimeNs + RACY_SLOP_NS < racyBefore) return;
+      hashed += 1;
+      const { state, cached: fresh } = await this.#hash(root, relative, entry);
+      model.cache.entries.set(relative, fresh);
+      if (!cached || !sameRecorded(before, state)) changes.set(relative, { before, after: state });
+    });
+    model.cache.takenAtNs = startedNs;
+    model.dirty = model.dirty || candidates.size > 0 || full;
+    return {
+      model,
+      changes,
+      createdDirectories: createdDirectories.sort(),
+      removedDirectories,
+      touchedUncovered,
+      hashed,
+      full,
+    };
+  }
+
+  /** Turns watcher events into candidate paths; scans new directories, forgets removed ones. */
+  #processEvents(
+    model: TreeModel,
+    dirty: Set<string>,
+    candidates: Map<string, ScanEntry | undefined>,
+    createdDirectories: string[],
+    removedDirectories: string[],
+    touchedUncovered: UncoveredPath[],
+  ): void {
+    const skip = new Set([...this.#skip(), '.git']);
+    const uncoveredPaths = new Set(model.uncovered.map((item) => item.path));
+    for (const relative of [...dirty].sort()) {
+      const name = path.posix.basename(relative);
+      const absolute = path.join(model.root, relative);
+      let stats: BigIntStats | undefined;
+      try {
+        stats = lstatSync(absolute, { bigint: true });
+      } catch {
+        stats = undefined;
+      }
+      if (name.includes('\uFFFD') || name.includes('\\')) {
+        if (!uncoveredPaths.has(relative)) model.uncovered.push({ path: relative, reason: 'invalid-name' });
+        continue;
+      }
+      if (stats?.isDirectory()) {
+        if (model.cache.entries.has(relative)) candidates.set(relative, undefined);
+        if (model.directories.has(relative) || uncoveredPaths.has(relative)) continue;
+        if (skip.has(name) || model.ignore?.ignores(`${relative}/`)) {
+          model.uncovered.push({
+            path: relative,
+            reason: skip.has(name) ? 'skipped-directory' : 'safeturnignore',
+            fingerprint: '',
+          });
+          continue;
+        }
+        const sub = scanTree({
+          root: model.root,
+          start: relative,
+          skipDirectories: this.#skip(),
+          ...(model.ignore ? { ignore: model.ignore } : {}),
+        });
+        for (const directory of sub.directories) {
+          model.directories.add(directory);
+          createdDirectories.push(directory);
+          model.watcher?.add(directory);
+        }
+        for (const [path_, entry] of sub.entries) candidates.set(path_, entry);
+        model.uncovered.push(...sub.uncovered);
+        continue;
+      }
+      if (model.directories.has(relative)) {
+        // A directory that went away (or was replaced by a file): everything under it is gone.
+        const prefix = `${relative}/`;
+        for (const directory of [...model.directories]) {
+          if (directory === relative || directory.startsWith(prefix)) {
+            model.directories.delete(directory);
+            removedDirectories.push(directory);
+          }
+        }
+        model.watcher?.removeSubtree(relative);
+        for (const key of model.cache.entries.keys())
+          if (key.startsWith(prefix)) candidates.set(key, undefined);
+      }
+      const parent = path.posix.dirname(relative);
+      if (parent !== '.' && !model.directories.has(parent)) continue;
+      if (model.ignore?.ignores(relative)) {
+        touchedUncovered.push({ path: relative, reason: 'safeturnignore' });
+        continue;
+      }
+      candidates.set(relative, stats ? entryOf(stats, absolute) : undefined);
+    }
   }
 
   /**
    * Before a bash call: makes sure the pre-image of every covered file is in the blob store.
-   * Cost: one stat per entry, plus a read and hash of each file whose stat changed since the last scan.
+   * The first call walks the tree; later ones (with watches) only look at paths that had events.
    */
   async stage(root: string): Promise<StagedTree> {
-    const cache = await this.#cache(root);
-    const startedNs = nowNs();
-    const scan = await this.#scan(root);
-    const states = new Map<string, FileState>();
-    const toHash: [string, ScanEntry][] = [];
-    for (const [relative, entry] of scan.entries) {
-      if (entry.kind === 'symlink') {
-        states.set(relative, { kind: 'symlink', target: entry.target ?? '' });
-        continue;
-      }
-      const cached = cache.entries.get(relative);
-      const racy = entry.mtimeNs + RACY_SLOP_NS >= cache.takenAtNs;
-      if (cached && sameStat(entry, cached) && !racy) states.set(relative, this.#stateFromCache(entry, cached));
-      else toHash.push([relative, entry]);
-    }
-    let dirty = toHash.length > 0 || cache.entries.size !== scan.entries.size;
-    await mapConcurrent(toHash, HASH_CONCURRENCY, async ([relative, entry]) => {
-      const { state, cached } = await this.#hash(root, relative, entry);
-      states.set(relative, state);
-      cache.entries.set(relative, cached);
-    });
-    for (const key of cache.entries.keys()) {
-      if (!scan.entries.has(key) || scan.entries.get(key)?.kind === 'symlink') {
-        cache.entries.delete(key);
-        dirty = true;
-      }
-    }
-    if (dirty || cache.takenAtNs === 0n) {
-      cache.takenAtNs = startedNs;
-      await saveStatCache(statCachePath(this.#options.projectDir, root, this.#options.workspace), cache);
-    }
-    return { root, scan, states };
+    const { model, hashed, full } = await this.#update(root);
+    await this.#save(model);
+    return { root, hashedFiles: hashed, fullScan: full, coveredPaths: model.cache.entries.size };
+  }
+
+  async #save(model: TreeModel): Promise<void> {
+    if (!model.dirty) return;
+    await saveStatCache(this.#cachePath(model.root), model.cache);
+    model.dirty = false;
   }
 
   /**
-   * After a bash call: rescans, diffs against the staged tree, records each change as a capture
-   * (first capture in the turn wins) with its post state, records created directories, and returns
-   * the coverage note. Cost grows with the number of changed files, not with their size on the
-   * unchanged side.
+   * After a bash call: finds what changed since `stage`, records each change as a capture of the
+   * turn (the pre-image staged before the call; first capture wins) with its post state, records
+   * created directories, and returns the coverage note.
    */
   async finish(staged: StagedTree, checkpoints: CheckpointStore, turn: string): Promise<CoverageNote> {
-    const { root } = staged;
-    const cache = await this.#cache(root);
-    const startedNs = nowNs();
-    const after = await this.#scan(root);
-    const note: CoverageNote = { turn, created: [], modified: [], deleted: [], createdDirectories: [], uncovered: [] };
-    const changed: [string, ScanEntry][] = [];
-    for (const [relative, entry] of after.entries) {
-      const before = staged.scan.entries.get(relative);
-      if (!before) {
-        changed.push([relative, entry]);
-        continue;
-      }
-      const same =
-        before.kind === entry.kind &&
-        before.mtimeNs === entry.mtimeNs &&
-        before.size === entry.size &&
-        before.ino === entry.ino &&
-        before.mode === entry.mode &&
-        before.target === entry.target &&
-        entry.mtimeNs + RACY_SLOP_NS < startedNs;
-      if (!same) changed.push([relative, entry]);
-    }
-    const posts = new Map<string, FileState>();
-    await mapConcurrent(changed, HASH_CONCURRENCY, async ([relative, entry]) => {
-      if (entry.kind === 'symlink') {
-        posts.set(relative, { kind: 'symlink', target: entry.target ?? '' });
-        cache.entries.delete(relative);
-        return;
-      }
-      const { state, cached } = await this.#hash(root, relative, entry);
-      posts.set(relative, state);
-      cache.entries.set(relative, cached);
-    });
-    const record = async (relative: string, pre: FileState, post: FileState) => {
-      await checkpoints.captureKnown(root, relative, pre);
-      await checkpoints.recordPost(root, relative, post);
-      if (pre.kind === 'skipped' || post.kind === 'skipped') {
-        const reason = (pre.kind === 'skipped' ? pre.reason : post.kind === 'skipped' ? post.reason : 'unreadable') as 'too-large' | 'unreadable';
-        note.uncovered.push({ path: relative, reason, detail: reason === 'too-large' ? `over the ${this.#options.sizeCapBytes}-byte size cap; its earlier content was not stored` : 'could not be read' });
-      }
+    const uncoveredBefore = new Map(
+      (this.#models.get(staged.root)?.uncovered ?? []).map((item) => [item.path, item]),
+    );
+    const { model, changes, createdDirectories, touchedUncovered } = await this.#update(staged.root);
+    const note: CoverageNote = {
+      turn,
+      created: [],
+      modified: [],
+      deleted: [],
+      createdDirectories: [],
+      uncovered: [],
     };
-    for (const [relative] of changed.sort(([a], [b]) => a.localeCompare(b))) {
-      const pre = staged.states.get(relative) ?? { kind: 'absent' as const };
-      const post = posts.get(relative)!;
-      if (pre.kind !== 'absent' && pre.kind !== 'skipped' && post.kind !== 'skipped' && sameContent(pre, post)) continue;
-      await record(relative, pre, post);
-      (pre.kind === 'absent' ? note.created : note.modified).push(relative);
+    for (const [relative, { before, after }] of [...changes].sort(([a], [b]) => a.localeCompare(b))) {
+      await checkpoints.captureKnown(staged.root, relative, before);
+      await checkpoints.recordPost(staged.root, relative, after);
+      if (before.kind === 'absent') note.created.push(relative);
+      else if (after.kind === 'absent') note.deleted.push(relative);
+      else note.modified.push(relative);
+      const skipped = before.kind === 'skipped' ? before : after.kind === 'skipped' ? after : undefined;
+      if (skipped) {
+        note.uncovered.push({
+          path: relative,
+          reason: skipped.reason === 'too-large' ? 'too-large' : 'unreadable',
+          detail:
+            skipped.reason === 'too-large'
+              ? `over the ${this.#options.sizeCapBytes}-byte size cap; its earlier content was not stored`
+              : 'could not be read',
+        });
+      }
     }
-    for (const relative of [...staged.scan.entries.keys()].sort()) {
-      if (after.entries.has(relative)) continue;
-      await record(relative, staged.states.get(relative) ?? { kind: 'absent' }, { kind: 'absent' });
-      note.deleted.push(relative);
-      cache.entries.delete(relative);
-    }
-    for (const directory of [...after.directories].sort()) {
-      if (staged.scan.directories.has(directory)) continue;
-      await checkpoints.recordDirectory(root, directory);
+    for (const directory of createdDirectories) {
+      await checkpoints.recordDirectory(staged.root, directory);
       note.createdDirectories.push(directory);
     }
-    note.uncovered.push(...uncoveredChanges(staged.scan, after));
-    cache.takenAtNs = startedNs;
-    await saveStatCache(statCachePath(this.#options.projectDir, root, this.#options.workspace), cache);
+    note.uncovered.push(...uncoveredChanges(uncoveredBefore, model.uncovered, model));
+    for (const item of touchedUncovered) {
+      if (!note.uncovered.some((existing) => existing.path === item.path)) {
+        note.uncovered.push({
+          path: item.path,
+          reason: 'safeturnignore',
+          detail: 'matched by .safeturnignore; its changes are not captured',
+        });
+      }
+    }
+    note.uncovered.sort((a, b) => a.path.localeCompare(b.path));
+    await this.#save(model);
     return note;
+  }
+
+  /** Closes the inotify watches. */
+  close(): void {
+    for (const model of this.#models.values()) {
+      model.watcher?.close();
+      model.watcher = undefined;
+    }
   }
 }
 
-function sameContent(a: FileState, b: FileState): boolean {
+function sameRecorded(a: FileState, b: FileState): boolean {
   if (a.kind === 'file' && b.kind === 'file') return a.sha256 === b.sha256 && a.mode === b.mode;
   if (a.kind === 'symlink' && b.kind === 'symlink') return a.target === b.target;
-  return false;
+  if (a.kind === 'skipped' && b.kind === 'skipped') return false;
+  return a.kind === b.kind;
 }
 
 /** Skipped directories that appeared, disappeared or changed shallowly; new bad names. */
-function uncoveredChanges(before: TreeScan, after: TreeScan): CoverageNote['uncovered'] {
+function uncoveredChanges(
+  before: Map<string, UncoveredPath>,
+  after: UncoveredPath[],
+  model: TreeModel,
+): CoverageNote['uncovered'] {
   const result: CoverageNote['uncovered'] = [];
-  const beforeByPath = new Map(before.uncovered.map((item) => [item.path, item]));
-  const afterByPath = new Map(after.uncovered.map((item) => [item.path, item]));
+  const afterByPath = new Map(after.map((item) => [item.path, item]));
   for (const [relative, item] of afterByPath) {
-    const earlier = beforeByPath.get(relative);
+    const earlier = before.get(relative);
     if (item.reason === 'skipped-directory') {
-      if (!earlier) result.push({ path: relative, reason: 'skipped-directory', detail: 'created by the command inside a directory the scan skips; not removed by rewind' });
-      else if (earlier.fingerprint !== item.fingerprint) result.push({ path: relative, reason: 'skipped-directory', detail: 'changed inside a directory the scan skips; those changes are not undone by rewind' });
+      if (!earlier)
+        result.push({
+          path: relative,
+          reason: 'skipped-directory',
+          detail: 'created by the command inside a directory the scan skips; not removed by rewind',
+        });
+      else if (earlier.fingerprint !== item.fingerprint)
+        result.push({
+          path: relative,
+          reason: 'skipped-directory',
+          detail: 'changed inside a directory the scan skips; those changes are not undone by rewind',
+        });
     } else if (!earlier) {
-      result.push({ path: relative, reason: item.reason, detail: item.reason === 'invalid-name' ? 'file name is not valid UTF-8' : item.reason === 'safeturnignore' ? 'matched by .safeturnignore' : 'could not be read' });
+      result.push({
+        path: relative,
+        reason: item.reason,
+        detail:
+          item.reason === 'invalid-name'
+            ? 'file name is not valid UTF-8'
+            : item.reason === 'safeturnignore'
+              ? 'matched by .safeturnignore'
+              : 'could not be read',
+      });
     }
   }
-  for (const [relative, item] of beforeByPath) {
-    if (!afterByPath.has(relative) && (item.reason === 'skipped-directory' || item.reason === 'safeturnignore')) {
-      if (!after.entries.has(relative) && !after.directories.has(relative)) {
-        result.push({ path: relative, reason: item.reason, detail: 'deleted by the command; its content was never captured, rewind cannot bring it back' });
-      }
+  for (const [relative, item] of before) {
+    if (afterByPath.has(relative) || model.cache.entries.has(relative) || model.directories.has(relative))
+      continue;
+    if (item.reason === 'skipped-directory' || item.reason === 'safeturnignore') {
+      result.push({
+        path: relative,
+        reason: item.reason,
+        detail: 'deleted by the command; its content was never captured, rewind cannot bring it back',
+      });
     }
   }
   return result.sort((a, b) => a.path.localeCompare(b.path));

@@ -1,5 +1,10 @@
 /** Why a changed path could not be captured. */
-export type UncoveredReason = 'skipped-directory' | 'safeturnignore' | 'invalid-name' | 'unreadable' | 'too-large';
+export type UncoveredReason =
+  | 'skipped-directory'
+  | 'safeturnignore'
+  | 'invalid-name'
+  | 'unreadable'
+  | 'too-large';
 
 /**
  * What a bash call changed and what it could not cover. Nothing is said silently: every change the
@@ -19,7 +24,10 @@ export interface CoverageNote {
 /** One line of text per uncovered path, for the model and for humans. */
 export function formatCoverage(note: CoverageNote): string {
   const changed = note.created.length + note.modified.length + note.deleted.length;
-  const lines = [`[safeturn] ${changed} file change(s) captured (${note.created.length} created, ${note.modified.length} modified, ${note.deleted.length} deleted); rewind restores them.`];
-  for (const item of note.uncovered) lines.push(`[safeturn] NOT covered by rewind: ${item.path} (${item.reason}: ${item.detail})`);
+  const lines = [
+    `[safeturn] ${changed} file change(s) captured (${note.created.length} created, ${note.modified.length} modified, ${note.deleted.length} deleted); rewind restores them.`,
+  ];
+  for (const item of note.uncovered)
+    lines.push(`[safeturn] NOT covered by rewind: ${item.path} (${item.reason}: ${item.detail})`);
   return lines.join('\n');
 }

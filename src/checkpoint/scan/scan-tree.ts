@@ -51,11 +51,12 @@ export interface ScanTreeOptions {
   skipDirectories?: readonly string[];
   /** Rules from `.safeturnignore` (gitignore syntax). */
   ignore?: Ignore;
+  /** Scan only this root-relative directory's subtree (it is included in `directories`). @default the whole root */
+  start?: string;
 }
 
-function shallowFingerprint(absolute: string): string {
-  // The directory's mtime and those of its children and grandchildren: notices `npm install`
-  // adding or removing packages without walking the whole tree.
+/** mtimes of a skipped directory and its first two levels: notices additions and removals cheaply. */
+export function shallowFingerprint(absolute: string): string {
   const parts: string[] = [];
   const visit = (directory: string, depth: number) => {
     try {
@@ -82,7 +83,8 @@ export function scanTree(options: ScanTreeOptions): TreeScan {
   const entries = new Map<string, ScanEntry>();
   const directories = new Set<string>();
   const uncovered: UncoveredPath[] = [];
-  const stack: string[] = [''];
+  const stack: string[] = [options.start ?? ''];
+  if (options.start) directories.add(options.start);
   while (stack.length > 0) {
     const relativeDir = stack.pop()!;
     const absoluteDir = relativeDir === '' ? options.root : path.join(options.root, relativeDir);
@@ -107,7 +109,11 @@ export function scanTree(options: ScanTreeOptions): TreeScan {
       }
       if (isDirectory) {
         if (skip.has(name)) {
-          uncovered.push({ path: relative, reason: 'skipped-directory', fingerprint: shallowFingerprint(path.join(options.root, relative)) });
+          uncovered.push({
+            path: relative,
+            reason: 'skipped-directory',
+            fingerprint: shallowFingerprint(path.join(options.root, relative)),
+          });
           continue;
         }
         directories.add(relative);
