@@ -93,7 +93,7 @@ export function describeList(worktrees: WorktreeInfo[]): string {
     .map((info) => {
       const flags = [
         info.state,
-        info.active ? 'active' : undefined,
+        info.active ? 'your tools work here' : undefined,
         info.exists ? undefined : 'folder missing',
         info.ownerAlive ? undefined : `owner pid ${info.ownerPid} gone`,
       ].filter(Boolean);
