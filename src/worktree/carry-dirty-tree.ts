@@ -25,6 +25,8 @@ export interface CarriedState {
   carried: string[];
   /** Included ignored files: path -> stored base content hash and executable bit. */
   included: Record<string, { sha256: string; executable: boolean }>;
+  /** The carried paths git tracks or may track (not ignored): the ones to commit. */
+  staged: string[];
 }
 
 async function copyPath(source: string, target: string): Promise<boolean> {
@@ -83,6 +85,7 @@ export async function carryDirtyTree(options: CarryDirtyTreeOptions): Promise<Ca
       carried.push(relative);
     }
   }
+  const staged = [...carried];
   const included: CarriedState['included'] = {};
   for (const relative of ignored.filter((entry) => !entry.endsWith('/')).sort()) {
     const entry = await readDiskEntry(joinRepoPath(options.repoRoot, relative));
@@ -94,7 +97,7 @@ export async function carryDirtyTree(options: CarryDirtyTreeOptions): Promise<Ca
     };
     carried.push(relative);
   }
-  return { carried, included };
+  return { carried, included, staged };
 }
 
 /** Options of {@link commitCarriedState}. */
@@ -102,6 +105,8 @@ export interface CommitCarriedStateOptions {
   worktreePath: string;
   branch: string;
   baseCommit: string;
+  /** Repository-relative paths to stage (the carried, non-ignored ones); nothing else is looked at. */
+  paths: string[];
   message: string;
   abortSignal?: AbortSignal;
 }
@@ -114,14 +119,21 @@ export interface CommitCarriedStateOptions {
  * @returns the commit (the base commit itself when nothing was carried).
  */
 export async function commitCarriedState(options: CommitCarriedStateOptions): Promise<string> {
-  const git = (args: string[], env?: Record<string, string>) =>
+  if (options.paths.length === 0) return options.baseCommit;
+  const git = (args: string[], env?: Record<string, string>, input?: string) =>
     runGit({
       cwd: options.worktreePath,
       args,
       ...(env ? { env } : {}),
+      ...(input === undefined ? {} : { input }),
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
     });
-  await git(['add', '--all', '--', '.']);
+  // Only the carried paths: `add --all .` would re-hash every racily-clean file of the fresh checkout.
+  await git(
+    ['add', '--all', '--pathspec-from-file=-', '--pathspec-file-nul'],
+    undefined,
+    `${options.paths.join('\0')}\0`,
+  );
   const tree = (await git(['write-tree'])).stdout.trim();
   const baseTree = (await git(['rev-parse', `${options.baseCommit}^{tree}`])).stdout.trim();
   if (tree === baseTree) return options.baseCommit;

@@ -135,7 +135,7 @@ export async function createWorktree(
       ...signal,
     });
     let carryNote: string | undefined;
-    let carried: Awaited<ReturnType<typeof carryDirtyTree>> = { carried: [], included: {} };
+    let carried: Awaited<ReturnType<typeof carryDirtyTree>> = { carried: [], included: {}, staged: [] };
     const patterns = [...(await readIncludePatterns(host.workspace)), ...(options.include ?? [])];
     if (baseCommit === head) {
       carried = await carryDirtyTree({
@@ -154,6 +154,7 @@ export async function createWorktree(
       worktreePath,
       branch,
       baseCommit,
+      paths: carried.staged,
       message: `safeturn: state of ${host.workspace} at worktree creation`,
       ...signal,
     });
