@@ -28,7 +28,8 @@ export interface BenchContext {
 
 async function countFiles(dir: string): Promise<number> {
   let count = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) if (entry.isFile()) count += 1;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) count += 1;
   return count;
 }
 

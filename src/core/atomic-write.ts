@@ -24,7 +24,10 @@ export async function writeFileAtomic(
   data: Uint8Array | string,
   options: WriteFileAtomicOptions = {},
 ): Promise<void> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file).slice(0, 40)}.${randomBytes(6).toString('hex')}.safeturn-tmp`);
+  const temp = path.join(
+    path.dirname(file),
+    `.${path.basename(file).slice(0, 40)}.${randomBytes(6).toString('hex')}.safeturn-tmp`,
+  );
   try {
     await writeFile(temp, data, { mode: options.mode ?? 0o666, flush: options.fsync ?? false });
     await rename(temp, file);

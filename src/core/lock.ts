@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreError } from '../errors/store-error.js';
 
@@ -75,8 +75,7 @@ export async function acquireLock(file: string, options: AcquireLockOptions = {}
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const current = await readOwner(file);
-    const stale =
-      current === undefined ? false : current.host === owner.host && !isAlive(current.pid);
+    const stale = current === undefined ? false : current.host === owner.host && !isAlive(current.pid);
     if (stale) {
       const aside = `${file}.stale-${token}`;
       try {
@@ -94,9 +93,13 @@ export async function acquireLock(file: string, options: AcquireLockOptions = {}
       continue;
     }
     if (Date.now() > deadline) {
-      throw new StoreError('LOCK_TIMEOUT', `Lock ${file} is held by pid ${current?.pid ?? '?'} (${current?.purpose ?? 'unknown'}) for more than ${timeoutMs} ms.`, {
-        data: { file, owner: current },
-      });
+      throw new StoreError(
+        'LOCK_TIMEOUT',
+        `Lock ${file} is held by pid ${current?.pid ?? '?'} (${current?.purpose ?? 'unknown'}) for more than ${timeoutMs} ms.`,
+        {
+          data: { file, owner: current },
+        },
+      );
     }
     await sleep(delay);
     delay = Math.min(delay * 2, 100);

@@ -22,7 +22,12 @@ export interface ResolveInRootOptions {
 
 function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
-  return relative !== '' && !relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative);
+  return (
+    relative !== '' &&
+    !relative.startsWith(`..${path.sep}`) &&
+    relative !== '..' &&
+    !path.isAbsolute(relative)
+  );
 }
 
 async function realpathOfDeepestExisting(target: string): Promise<string> {
@@ -51,13 +56,22 @@ async function realpathOfDeepestExisting(target: string): Promise<string> {
  */
 export function assertNormalRelative(relative: string): void {
   if (relative === '' || relative.includes('\0')) {
-    throw new PathError('PATH_INVALID', `Invalid path ${JSON.stringify(relative)}.`, { data: { path: relative } });
-  }
-  const segments = relative.split('/');
-  if (path.posix.isAbsolute(relative) || segments.some((segment) => segment === '..' || segment === '.' || segment === '')) {
-    throw new PathError('PATH_OUTSIDE_WORKSPACE', `Path ${JSON.stringify(relative)} is not a plain path inside the workspace.`, {
+    throw new PathError('PATH_INVALID', `Invalid path ${JSON.stringify(relative)}.`, {
       data: { path: relative },
     });
+  }
+  const segments = relative.split('/');
+  if (
+    path.posix.isAbsolute(relative) ||
+    segments.some((segment) => segment === '..' || segment === '.' || segment === '')
+  ) {
+    throw new PathError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `Path ${JSON.stringify(relative)} is not a plain path inside the workspace.`,
+      {
+        data: { path: relative },
+      },
+    );
   }
 }
 
@@ -72,24 +86,36 @@ export function assertNormalRelative(relative: string): void {
  * @returns the checked absolute path and its root-relative POSIX form.
  * @throws PathError `PATH_INVALID` (empty, NUL byte, the root itself) or `PATH_OUTSIDE_WORKSPACE`.
  */
-export async function resolveInRoot(root: string, input: string, options: ResolveInRootOptions = {}): Promise<ResolvedPath> {
+export async function resolveInRoot(
+  root: string,
+  input: string,
+  options: ResolveInRootOptions = {},
+): Promise<ResolvedPath> {
   if (typeof input !== 'string' || input.trim() === '' || input.includes('\0')) {
-    throw new PathError('PATH_INVALID', `Invalid path ${JSON.stringify(input)}: give a file path inside the workspace.`, {
-      data: { path: input },
-    });
+    throw new PathError(
+      'PATH_INVALID',
+      `Invalid path ${JSON.stringify(input)}: give a file path inside the workspace.`,
+      {
+        data: { path: input },
+      },
+    );
   }
   const lexical = path.resolve(root, input);
   const parent = await realpathOfDeepestExisting(path.dirname(lexical));
   let absolute = path.join(parent, path.basename(lexical));
   if (!isInside(root, absolute)) {
-    throw new PathError('PATH_OUTSIDE_WORKSPACE', `Path ${JSON.stringify(input)} is outside the workspace ${root}; only files inside it can be used.`, {
-      data: { path: input, workspace: root },
-    });
+    throw new PathError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `Path ${JSON.stringify(input)} is outside the workspace ${root}; only files inside it can be used.`,
+      {
+        data: { path: input, workspace: root },
+      },
+    );
   }
   if (options.followFinalSymlink) {
     const seen = new Set<string>();
     for (;;) {
-      let stats;
+      let stats: import('node:fs').Stats;
       try {
         stats = await lstat(absolute);
       } catch {
@@ -97,15 +123,21 @@ export async function resolveInRoot(root: string, input: string, options: Resolv
       }
       if (!stats.isSymbolicLink()) break;
       if (seen.has(absolute) || seen.size > 40) {
-        throw new PathError('PATH_INVALID', `Path ${JSON.stringify(input)} is a symlink loop.`, { data: { path: input } });
+        throw new PathError('PATH_INVALID', `Path ${JSON.stringify(input)} is a symlink loop.`, {
+          data: { path: input },
+        });
       }
       seen.add(absolute);
       const target = path.resolve(path.dirname(absolute), await readlink(absolute));
       absolute = path.join(await realpathOfDeepestExisting(path.dirname(target)), path.basename(target));
       if (!isInside(root, absolute)) {
-        throw new PathError('PATH_OUTSIDE_WORKSPACE', `Path ${JSON.stringify(input)} is a symlink to ${target}, outside the workspace ${root}.`, {
-          data: { path: input, target, workspace: root },
-        });
+        throw new PathError(
+          'PATH_OUTSIDE_WORKSPACE',
+          `Path ${JSON.stringify(input)} is a symlink to ${target}, outside the workspace ${root}.`,
+          {
+            data: { path: input, target, workspace: root },
+          },
+        );
       }
     }
   }

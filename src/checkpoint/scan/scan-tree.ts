@@ -1,0 +1,143 @@
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import type { Ignore } from 'ignore';
+
+/** Directory names the scan never descends into, at any depth (configurable; `.git` always). */
+export const DEFAULT_SKIP_DIRECTORIES: readonly string[] = [
+  'node_modules',
+  '.git',
+  'dist',
+  'build',
+  'target',
+  '.next',
+  '.venv',
+  '__pycache__',
+  '.cache',
+];
+
+/** What the scan saw of one file or symlink. */
+export interface ScanEntry {
+  kind: 'file' | 'symlink';
+  mtimeNs: bigint;
+  size: number;
+  ino: number;
+  mode: number;
+  /** Symlink target (symlinks only). */
+  target?: string;
+}
+
+/** A path the scan could not cover, and why. */
+export interface UncoveredPath {
+  path: string;
+  reason: 'skipped-directory' | 'safeturnignore' | 'invalid-name' | 'unreadable';
+  /** For skipped directories: mtime of the directory and its first two levels, to notice changes cheaply. */
+  fingerprint?: string;
+}
+
+/** Result of {@link scanTree}. */
+export interface TreeScan {
+  /** Root-relative POSIX path -> entry, for every covered file and symlink. */
+  entries: Map<string, ScanEntry>;
+  /** Every covered directory (root-relative, without trailing slash). */
+  directories: Set<string>;
+  /** Skipped directories, ignored entries, bad names. */
+  uncovered: UncoveredPath[];
+}
+
+/** Options of {@link scanTree}. */
+export interface ScanTreeOptions {
+  root: string;
+  /** Directory names never descended into. `.git` is always added. @default DEFAULT_SKIP_DIRECTORIES */
+  skipDirectories?: readonly string[];
+  /** Rules from `.safeturnignore` (gitignore syntax). */
+  ignore?: Ignore;
+}
+
+function shallowFingerprint(absolute: string): string {
+  // The directory's mtime and those of its children and grandchildren: notices `npm install`
+  // adding or removing packages without walking the whole tree.
+  const parts: string[] = [];
+  const visit = (directory: string, depth: number) => {
+    try {
+      parts.push(`${directory}:${lstatSync(directory, { bigint: true }).mtimeNs}`);
+      if (depth === 0) return;
+      for (const entry of readdirSync(directory, { withFileTypes: true })) {
+        if (entry.isDirectory()) visit(path.join(directory, entry.name), depth - 1);
+      }
+    } catch {
+      parts.push(`${directory}:gone`);
+    }
+  };
+  visit(absolute, 2);
+  return parts.join('|');
+}
+
+/**
+ * Stat-scans a tree: one `readdir` per directory and one `lstat` per entry, no reads. Synchronous on
+ * purpose: the scan is a tight loop of metadata calls, several times faster than the promise API.
+ * Never descends into skipped directories or `.safeturnignore`d ones; never follows symlinks.
+ */
+export function scanTree(options: ScanTreeOptions): TreeScan {
+  const skip = new Set([...(options.skipDirectories ?? DEFAULT_SKIP_DIRECTORIES), '.git']);
+  const entries = new Map<string, ScanEntry>();
+  const directories = new Set<string>();
+  const uncovered: UncoveredPath[] = [];
+  const stack: string[] = [''];
+  while (stack.length > 0) {
+    const relativeDir = stack.pop()!;
+    const absoluteDir = relativeDir === '' ? options.root : path.join(options.root, relativeDir);
+    let names: import('node:fs').Dirent[];
+    try {
+      names = readdirSync(absoluteDir, { withFileTypes: true });
+    } catch {
+      if (relativeDir !== '') uncovered.push({ path: relativeDir, reason: 'unreadable' });
+      continue;
+    }
+    for (const dirent of names) {
+      const name = dirent.name;
+      const relative = relativeDir === '' ? name : `${relativeDir}/${name}`;
+      if (name.includes('\uFFFD') || name.includes('\\')) {
+        uncovered.push({ path: relative, reason: 'invalid-name' });
+        continue;
+      }
+      const isDirectory = dirent.isDirectory();
+      if (options.ignore?.ignores(isDirectory ? `${relative}/` : relative)) {
+        uncovered.push({ path: relative, reason: 'safeturnignore' });
+        continue;
+      }
+      if (isDirectory) {
+        if (skip.has(name)) {
+          uncovered.push({ path: relative, reason: 'skipped-directory', fingerprint: shallowFingerprint(path.join(options.root, relative)) });
+          continue;
+        }
+        directories.add(relative);
+        stack.push(relative);
+        continue;
+      }
+      if (!dirent.isFile() && !dirent.isSymbolicLink()) continue;
+      const absolute = path.join(options.root, relative);
+      let stats: import('node:fs').BigIntStats;
+      try {
+        stats = lstatSync(absolute, { bigint: true });
+      } catch {
+        continue;
+      }
+      const entry: ScanEntry = {
+        kind: stats.isSymbolicLink() ? 'symlink' : 'file',
+        mtimeNs: stats.mtimeNs,
+        size: Number(stats.size),
+        ino: Number(stats.ino),
+        mode: Number(stats.mode & 0o7777n),
+      };
+      if (entry.kind === 'symlink') {
+        try {
+          entry.target = readlinkSync(absolute);
+        } catch {
+          continue;
+        }
+      }
+      entries.set(relative, entry);
+    }
+  }
+  return { entries, directories, uncovered };
+}

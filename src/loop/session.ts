@@ -1,0 +1,470 @@
+import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type CaptureResult,
+  CheckpointStore,
+  DEFAULT_SIZE_CAP_BYTES,
+  type RestoreOptions,
+  type RewindResult,
+} from '../checkpoint/checkpoint-store.js';
+import type { FileState } from '../checkpoint/file-state.js';
+import { collectGarbage, type GcOptions, type GcReport } from '../checkpoint/gc.js';
+import { Journal } from '../checkpoint/journal.js';
+import type { JournalRecord } from '../checkpoint/journal-records.js';
+import { pathKey, TurnLog, type TurnState } from '../checkpoint/turn-log.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
+import { projectDir as projectDirOf, resolveHome } from '../core/home.js';
+import { KeyedQueue } from '../core/keyed-queue.js';
+import { resolveInRoot } from '../core/paths.js';
+import { UsageError } from '../errors/usage-error.js';
+import { type GuardVerdict, ReadGuard } from '../guard/read-guard.js';
+import {
+  type BeginTurnOptions,
+  type CreateSessionOptions,
+  type RollbackPoint,
+  sessionIdSchema,
+  type TurnSummary,
+} from './session-options.js';
+
+/** Hooks other layers attach to a session (shadow git on turn end, etc.). */
+export interface SessionListener {
+  /** Called after a turn ended and its end was journaled. Errors are reported to `onError`. */
+  turnEnded?(summary: TurnSummary & { startedAt: string }): void | Promise<void>;
+  /** Called after a rewind or redo wrote files. */
+  restored?(result: RewindResult & { kind: 'rewind' | 'redo' }): void | Promise<void>;
+}
+
+function newSessionId(now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
+  return `s-${stamp}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/**
+ * A conversation's safety state: its turns, the guard's baselines and the checkpoints, all
+ * persisted under `<home>/projects/<id>/sessions/<session>/`. Create with {@link createSession}.
+ */
+export class Session {
+  readonly id: string;
+  /** The realpath'd workspace. */
+  readonly workspace: string;
+  readonly home: string;
+  /** `<home>/projects/<id>`. */
+  readonly projectDir: string;
+  readonly sizeCapBytes: number;
+  readonly maxTurns: number;
+  readonly checkpoints: CheckpointStore;
+  readonly guard: ReadGuard;
+  readonly journal: Journal;
+  /** Serialises writes per path (`root NUL path`). */
+  readonly pathQueue = new KeyedQueue();
+  readonly #log: TurnLog;
+  readonly #now: () => Date;
+  readonly #listeners: SessionListener[] = [];
+  readonly #pending = new Set<Promise<unknown>>();
+  readonly #errors: unknown[] = [];
+  #root: string;
+
+  /** @internal Use {@link createSession}. */
+  constructor(parts: {
+    id: string;
+    workspace: string;
+    home: string;
+    projectDir: string;
+    sizeCapBytes: number;
+    maxTurns: number;
+    journal: Journal;
+    log: TurnLog;
+    now: () => Date;
+  }) {
+    this.id = parts.id;
+    this.workspace = parts.workspace;
+    this.#root = parts.workspace;
+    this.home = parts.home;
+    this.projectDir = parts.projectDir;
+    this.sizeCapBytes = parts.sizeCapBytes;
+    this.maxTurns = parts.maxTurns;
+    this.journal = parts.journal;
+    this.#log = parts.log;
+    this.#now = parts.now;
+    this.guard = new ReadGuard({
+      onBaseline: (key, fingerprint) => {
+        this.#track(
+          this.journal.append({
+            type: 'read',
+            key,
+            ...(fingerprint
+              ? {
+                  fp: {
+                    mtimeNs: fingerprint.mtimeNs.toString(),
+                    size: fingerprint.size,
+                    sha256: fingerprint.sha256,
+                  },
+                }
+              : {}),
+          }),
+        );
+      },
+    });
+    this.checkpoints = new CheckpointStore({
+      workspace: parts.workspace,
+      projectDir: parts.projectDir,
+      sessionId: parts.id,
+      journal: parts.journal,
+      log: parts.log,
+      sizeCapBytes: parts.sizeCapBytes,
+      now: parts.now,
+    });
+  }
+
+  #track(promise: Promise<unknown>): void {
+    const tracked = promise.catch((error: unknown) => {
+      this.#errors.push(error);
+    });
+    this.#pending.add(tracked);
+    void tracked.finally(() => this.#pending.delete(tracked));
+  }
+
+  /** The directory tools resolve paths against: the workspace, or the active worktree. */
+  get root(): string {
+    return this.#root;
+  }
+
+  /** Points the tools at another root (a worktree), or back at the workspace with `undefined`. */
+  setActiveRoot(root: string | undefined): void {
+    this.#root = root ?? this.workspace;
+  }
+
+  /** Adds a listener; returns a function that removes it. */
+  addListener(listener: SessionListener): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      const index = this.#listeners.indexOf(listener);
+      if (index >= 0) this.#listeners.splice(index, 1);
+    };
+  }
+
+  /** The turn in progress, if any. */
+  currentTurn(): { id: string; label: string; startedAt: string } | undefined {
+    const turn = this.#log.activeTurn;
+    return turn ? { id: turn.id, label: turn.label, startedAt: turn.startedAt } : undefined;
+  }
+
+  /**
+   * Starts a turn: one user message and everything the agent does for it, the unit of rewind.
+   * Applies retention (turns beyond `maxTurns` stop being rollback points).
+   *
+   * @throws UsageError `TURN_STATE` when a turn is already active; `INVALID_INPUT` for a used or invalid id.
+   */
+  async beginTurn(options: BeginTurnOptions): Promise<{ id: string; index: number; startedAt: string }> {
+    if (this.#log.activeTurn) {
+      throw new UsageError(
+        'TURN_STATE',
+        `Turn ${this.#log.activeTurn.id} is still active: call endTurn() first.`,
+      );
+    }
+    const index = (this.#log.order.at(-1)?.index ?? 0) + 1;
+    const id = options.id ?? `t${index}`;
+    if (!/^[A-Za-z0-9._:-]{1,200}$/.test(id) || this.#log.turns.has(id)) {
+      throw new UsageError(
+        'INVALID_INPUT',
+        `Turn id ${JSON.stringify(id)} is invalid or already used in session ${this.id}.`,
+      );
+    }
+    const startedAt = this.#now().toISOString();
+    const record: JournalRecord = {
+      type: 'turn',
+      turn: id,
+      label: String(options.label ?? ''),
+      index,
+      at: startedAt,
+    };
+    this.#log.apply(record);
+    await this.journal.append(record);
+    const kept = this.#log.order.filter((turn) => !turn.pruned);
+    if (kept.length > this.maxTurns) {
+      const prune = kept.slice(0, kept.length - this.maxTurns).map((turn) => turn.id);
+      const pruneRecord: JournalRecord = { type: 'prune', turns: prune, at: startedAt };
+      this.#log.apply(pruneRecord);
+      await this.journal.append(pruneRecord);
+    }
+    return { id, index, startedAt };
+  }
+
+  /**
+   * Ends the active turn and notifies listeners (shadow git commits in the background).
+   * @throws UsageError `TURN_STATE` when no turn is active.
+   */
+  async endTurn(): Promise<TurnSummary> {
+    const turn = this.#log.activeTurn;
+    if (!turn) throw new UsageError('TURN_STATE', 'No turn is active.');
+    await this.flushWrites();
+    const record: JournalRecord = { type: 'turn-end', turn: turn.id, at: this.#now().toISOString() };
+    this.#log.apply(record);
+    await this.journal.append(record);
+    const summary = { turnId: turn.id, label: turn.label, files: filesOf(turn) };
+    for (const listener of this.#listeners) {
+      if (listener.turnEnded)
+        this.#track(Promise.resolve(listener.turnEnded({ ...summary, startedAt: turn.startedAt })));
+    }
+    return summary;
+  }
+
+  /**
+   * Rollback points, newest first, numbered from 1: each turn still live (not undone by a rewind,
+   * not pruned by retention), with its label cut to 120 characters, start time and touched files.
+   */
+  rollbackPoints(): RollbackPoint[] {
+    return this.#log
+      .liveTurns()
+      .reverse()
+      .map((turn, position) => ({
+        number: position + 1,
+        turnId: turn.id,
+        label: turn.label.length > 120 ? `${turn.label.slice(0, 119)}…` : turn.label,
+        startedAt: turn.startedAt,
+        ...(turn.endedAt ? { endedAt: turn.endedAt } : {}),
+        files: filesOf(turn),
+      }));
+  }
+
+  /** Finds a live turn by id, or by its number in {@link rollbackPoints} (1 = newest). */
+  #findTurn(target: string | number): TurnState {
+    const live = this.#log.liveTurns();
+    if (typeof target === 'number') {
+      const turn = Number.isInteger(target) && target >= 1 ? live[live.length - target] : undefined;
+      if (!turn)
+        throw new UsageError('NO_SUCH_TURN', `No rollback point number ${target}: there are ${live.length}.`);
+      return turn;
+    }
+    const turn = live.find((candidate) => candidate.id === target);
+    if (!turn) {
+      const known = this.#log.turns.get(target);
+      const why = known
+        ? known.pruned
+          ? 'it was pruned by retention'
+          : 'it was undone by a rewind'
+        : 'no such turn';
+      throw new UsageError('NO_SUCH_TURN', `Cannot rewind to turn ${JSON.stringify(target)}: ${why}.`);
+    }
+    return turn;
+  }
+
+  /**
+   * Puts the workspace back as it was right before `target` began, undoing that turn and every
+   * later one (see DESIGN.md rules 1-5, 10-12).
+   *
+   * @param target - a turn id, or a rollback point number (1 = newest, as in `rollbackPoints()`).
+   * @returns the restore report: restored, deleted, unchanged, skipped and failed paths.
+   * @throws RewindConflictError `REWIND_CONFLICT` (nothing written) unless `force`;
+   *   UsageError `NO_SUCH_TURN`, `TURN_STATE` (a turn is active).
+   */
+  async rewind(target: string | number, options: RestoreOptions = {}): Promise<RewindResult> {
+    await this.flushWrites();
+    const result = await this.checkpoints.rewind(this.#findTurn(target), options);
+    if (!options.dryRun) await this.#restored(result, 'rewind');
+    return result;
+  }
+
+  /**
+   * Undoes the last rewind (its safety capture puts back what it overwrote), when no turn ran since.
+   * @throws UsageError `REDO_UNAVAILABLE`; RewindConflictError `REWIND_CONFLICT` unless `force`.
+   */
+  async redo(options: RestoreOptions = {}): Promise<RewindResult> {
+    await this.flushWrites();
+    const result = await this.checkpoints.redo(options);
+    if (!options.dryRun) await this.#restored(result, 'redo');
+    return result;
+  }
+
+  async #restored(result: RewindResult, kind: 'rewind' | 'redo'): Promise<void> {
+    // Restored files are what the agent sees now: refresh their baselines.
+    for (const relative of [...result.restored, ...result.deleted]) {
+      const absolute = path.join(this.workspace, relative);
+      if (this.guard.baseline(pathKey(this.workspace, relative)))
+        await this.guard.refresh(pathKey(this.workspace, relative), absolute);
+    }
+    for (const listener of this.#listeners) {
+      if (listener.restored) this.#track(Promise.resolve(listener.restored({ ...result, kind })));
+    }
+  }
+
+  /**
+   * Resolves a path the agent gave against the active root, checking containment (rule 4).
+   * @param followFinalSymlink - act on a final symlink's target (tools do), or on the link itself. @default true
+   * @throws PathError `PATH_OUTSIDE_WORKSPACE` / `PATH_INVALID`.
+   */
+  async resolve(
+    input: string,
+    followFinalSymlink = true,
+  ): Promise<{ root: string; absolute: string; relative: string; key: string }> {
+    const root = this.#root;
+    const resolved = await resolveInRoot(root, input, { followFinalSymlink });
+    return { root, ...resolved, key: pathKey(root, resolved.relative) };
+  }
+
+  /**
+   * Records that the agent read a file (a partial read counts). Tools of kind `read` do this.
+   * @param content - the bytes read, when the caller has them.
+   */
+  async recordRead(input: string, content?: Uint8Array): Promise<void> {
+    const resolved = await this.resolve(input);
+    await this.guard.recordRead(resolved.key, resolved.absolute, content);
+  }
+
+  /**
+   * Re-takes the guard baseline of a file, e.g. after the host ran a formatter on the agent's write.
+   * @throws PathError when the path escapes the workspace.
+   */
+  async refreshBaseline(input: string): Promise<void> {
+    const resolved = await this.resolve(input);
+    await this.guard.refresh(resolved.key, resolved.absolute);
+  }
+
+  /** The guard's verdict for writing a path now. */
+  async checkWrite(input: string): Promise<GuardVerdict> {
+    const resolved = await this.resolve(input);
+    return this.guard.check(resolved.key, resolved.absolute, resolved.relative);
+  }
+
+  /**
+   * Captures pre-images of paths in the active turn, for hosts whose own tools write files.
+   * Call before writing; call {@link recordWritten} after. A final symlink is captured as the link.
+   * @throws UsageError `TURN_STATE` when no turn is active; PathError for paths outside the root.
+   */
+  async capture(paths: string[]): Promise<CaptureResult[]> {
+    const results: CaptureResult[] = [];
+    for (const input of paths) {
+      const resolved = await this.resolve(input, false);
+      results.push(await this.checkpoints.capture(resolved.root, resolved.relative));
+    }
+    return results;
+  }
+
+  /** Records the post state of written paths (rule 12's evidence) and refreshes their baselines. */
+  async recordWritten(paths: string[]): Promise<FileState[]> {
+    const states: FileState[] = [];
+    for (const input of paths) {
+      const resolved = await this.resolve(input, false);
+      states.push(await this.checkpoints.recordPost(resolved.root, resolved.relative));
+      await this.guard.refresh(resolved.key, resolved.absolute);
+    }
+    return states;
+  }
+
+  /** Waits for background journal appends and listeners; rethrows the first background error. */
+  async flush(): Promise<void> {
+    await this.flushWrites();
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+    const error = this.#errors.shift();
+    if (error !== undefined) throw error;
+  }
+
+  /** Waits for queued journal appends. */
+  async flushWrites(): Promise<void> {
+    await this.journal.flush();
+  }
+
+  /**
+   * Deletes blobs nothing references (and prunes oldest turns while over `maxStoreBytes`).
+   * @see collectGarbage
+   */
+  async gc(options: Omit<GcOptions, 'projectDir'> = {}): Promise<GcReport> {
+    await this.flush();
+    return collectGarbage({ ...options, projectDir: this.projectDir });
+  }
+
+  /** Flushes and releases the session. */
+  async close(): Promise<void> {
+    await this.flush();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+function filesOf(turn: TurnState): string[] {
+  return [...new Set([...turn.captures.values()].map((capture) => capture.path))].sort();
+}
+
+/**
+ * Opens a session on a workspace: a new one, or the one named by `sessionId` resumed from disk
+ * (turns, checkpoints and guard baselines included). A turn left open by a crashed process is closed.
+ *
+ * @returns a {@link Session}.
+ * @throws UsageError `INVALID_INPUT` when the workspace is not a directory or the session id is invalid.
+ * @example
+ * ```ts
+ * const session = await createSession({ workspace: '/path/to/project' });
+ * await session.beginTurn({ label: 'Refactor the parser' });
+ * // ... the agent's wrapped tools run ...
+ * await session.endTurn();
+ * await session.rewind(1); // back to before that turn
+ * ```
+ */
+export async function createSession(options: CreateSessionOptions): Promise<Session> {
+  const now = options.now ?? (() => new Date());
+  let workspace: string;
+  try {
+    workspace = await realpath(path.resolve(options.workspace));
+    if (!(await stat(workspace)).isDirectory()) throw new Error('not a directory');
+  } catch (error) {
+    throw new UsageError('INVALID_INPUT', `Workspace ${options.workspace} is not an existing directory.`, {
+      cause: error,
+      data: { workspace: options.workspace },
+    });
+  }
+  const id = options.sessionId ?? newSessionId(now());
+  const parsedId = sessionIdSchema.safeParse(id);
+  if (!parsedId.success) {
+    throw new UsageError(
+      'INVALID_INPUT',
+      `Invalid session id ${JSON.stringify(id)}: ${parsedId.error.issues[0]?.message}.`,
+    );
+  }
+  const home = resolveHome(options.home, options.env);
+  const projectDir = projectDirOf(home, workspace);
+  await mkdir(path.join(projectDir, 'sessions', id), { recursive: true });
+  const projectFile = path.join(projectDir, 'project.json');
+  const existingProject = await readFile(projectFile, 'utf8').catch(() => undefined);
+  if (existingProject === undefined) {
+    await writeFileAtomic(
+      projectFile,
+      `${JSON.stringify({ workspace, createdAt: now().toISOString() }, null, 2)}\n`,
+    );
+  }
+  const journal = new Journal(path.join(projectDir, 'sessions', id, 'journal.jsonl'));
+  const { records } = await journal.read();
+  const log = new TurnLog(workspace);
+  const session = new Session({
+    id,
+    workspace,
+    home,
+    projectDir,
+    sizeCapBytes: options.sizeCapBytes ?? DEFAULT_SIZE_CAP_BYTES,
+    maxTurns: options.maxTurns ?? 100,
+    journal,
+    log,
+    now,
+  });
+  if (records.length === 0) {
+    await journal.append({ type: 'session', v: 1, sessionId: id, workspace, at: now().toISOString() });
+  }
+  for (const record of records) {
+    log.apply(record);
+    if (record.type === 'read') {
+      session.guard.load(
+        record.key,
+        record.fp
+          ? { mtimeNs: BigInt(record.fp.mtimeNs), size: record.fp.size, sha256: record.fp.sha256 }
+          : undefined,
+      );
+    }
+  }
+  if (log.activeTurn) {
+    const record: JournalRecord = { type: 'turn-end', turn: log.activeTurn.id, at: now().toISOString() };
+    log.apply(record);
+    await journal.append(record);
+  }
+  return session;
+}

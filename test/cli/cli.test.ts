@@ -1,0 +1,174 @@
+import { execFile } from 'node:child_process';
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { snapshot, tempDir } from '../helpers.js';
+
+const run = promisify(execFile);
+const bin = path.resolve('bin/safeturn.js');
+
+async function safeturn(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+      env: { ...process.env, ...env },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('safeturn CLI', () => {
+  it('replay of a multi-turn session on a copy of a real folder, then rewind --turn <first> restores it byte for byte', async () => {
+    const base = await tempDir();
+    const workspace = path.join(base, 'project');
+    await cp(path.resolve('src'), workspace, { recursive: true });
+    const original = await snapshot(workspace);
+    const home = path.join(base, 'home');
+    const lines = [
+      {
+        turn: 'first',
+        label: 'Rename the error base',
+        tool: 'read',
+        input: { path: 'errors/safeturn-error.ts' },
+      },
+      {
+        turn: 'first',
+        tool: 'edit',
+        input: {
+          path: 'errors/safeturn-error.ts',
+          old_string: "this.name = 'SafeturnError';",
+          new_string: "this.name = 'BaseError';",
+        },
+      },
+      { turn: 'first', tool: 'write', input: { path: 'notes/plan.md', content: '# plan\n' } },
+      {
+        turn: 'second',
+        label: 'Touch more',
+        tool: 'edit',
+        input: { path: 'index.ts', old_string: 'x', new_string: 'y' },
+      },
+      { turn: 'second', tool: 'read', input: { path: 'index.ts' } },
+      { turn: 'second', tool: 'write', input: { path: 'index.ts', content: 'export {};\n' } },
+      { turn: 'second', tool: 'frobnicate', input: {} },
+      {
+        turn: 'third',
+        label: 'Again',
+        tool: 'write',
+        input: { path: 'notes/plan.md', content: '# plan v2\n' },
+      },
+      {
+        turn: 'third',
+        tool: 'write',
+        input: { path: 'deep/new/dir/file.ts', content: 'export const a = 1;\n' },
+      },
+    ];
+    const recording = path.join(base, 'session.jsonl');
+    await writeFile(recording, lines.map((line) => JSON.stringify(line)).join('\n'));
+    const replayed = await safeturn([
+      'replay',
+      recording,
+      '--workspace',
+      workspace,
+      '--session',
+      'rec',
+      '--home',
+      home,
+    ]);
+    expect(replayed.code).toBe(0);
+    const calls = replayed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(calls).toHaveLength(9);
+    expect(calls[3]).toMatchObject({
+      turn: 'second',
+      tool: 'edit',
+      ok: false,
+      error: { code: 'GUARD_NEVER_READ' },
+    });
+    expect(calls[6]).toMatchObject({ tool: 'frobnicate', ok: false, error: { code: 'UNKNOWN_TOOL' } });
+    expect(calls.filter((call) => call.ok)).toHaveLength(7);
+
+    const log = await safeturn(['log', '--workspace', workspace, '--home', home, '--json']);
+    expect(log.code).toBe(0);
+    const points = log.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(points.map((point) => [point.v, point.number, point.turnId])).toEqual([
+      [1, 1, 'third'],
+      [1, 2, 'second'],
+      [1, 3, 'first'],
+    ]);
+    expect(points[2].files).toEqual(['errors/safeturn-error.ts', 'notes/plan.md']);
+
+    const rewound = await safeturn([
+      'rewind',
+      '--turn',
+      'first',
+      '--workspace',
+      workspace,
+      '--home',
+      home,
+      '--json',
+    ]);
+    expect(rewound.code).toBe(0);
+    const report = JSON.parse(rewound.stdout.trim());
+    expect(report).toMatchObject({
+      v: 1,
+      type: 'restore-report',
+      kind: 'rewind',
+      turns: ['first', 'second', 'third'],
+      failed: [],
+    });
+    expect(await snapshot(workspace)).toEqual(original);
+
+    const redo = await safeturn(['redo', '--workspace', workspace, '--home', home]);
+    expect(redo.code).toBe(0);
+    expect(await readFile(path.join(workspace, 'index.ts'), 'utf8')).toBe('export {};\n');
+  });
+
+  it('exit codes: 2 for bad usage and a missing turn, with the reason on stderr', async () => {
+    const workspace = await tempDir();
+    const home = await tempDir();
+    const noSession = await safeturn(['log', '--workspace', workspace, '--home', home]);
+    expect(noSession.code).toBe(2);
+    expect(noSession.stderr).toContain('No safeturn session');
+    const recording = path.join(workspace, '..', `${path.basename(workspace)}.jsonl`);
+    await writeFile(
+      recording,
+      `${JSON.stringify({ turn: 't', tool: 'write', input: { path: 'a', content: 'a' } })}\n`,
+    );
+    expect((await safeturn(['replay', recording, '--workspace', workspace, '--home', home])).code).toBe(0);
+    const missing = await safeturn(['rewind', '7', '--workspace', workspace, '--home', home, '--json']);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ v: 1, type: 'error', code: 'NO_SUCH_TURN' });
+    expect((await safeturn(['rewind', '--workspace', workspace, '--home', home])).code).toBe(2);
+    expect((await safeturn(['no-such-command'])).code).toBe(2);
+  });
+
+  it('the demo prints safeturn matching and every git method differing', async () => {
+    const result = await safeturn(['demo', '--json']);
+    expect(result.code).toBe(0);
+    const rows = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(rows.map((row) => [row.method, row.matches])).toEqual([
+      ['safeturn rewind', true],
+      ['git checkout -- .', false],
+      ['git stash -u', false],
+      ['git checkout -- . && git clean -fd', false],
+      ['git stash create (before) + reset --hard + stash apply', false],
+    ]);
+    expect(rows[1].differing).toEqual(['.env', 'index.html', 'theme.css']);
+    expect(rows[3].differing).toEqual(['.env', 'index.html', 'notes.md']);
+  });
+});

@@ -1,0 +1,13 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+// No test may touch the real ~/.safeturn or HOME: each test file gets its own.
+const base = mkdtempSync(path.join(os.tmpdir(), 'safeturn-test-home-'));
+process.env.HOME = base;
+process.env.SAFETURN_HOME = path.join(base, '.safeturn');
+process.env.GIT_AUTHOR_NAME = 'Test';
+process.env.GIT_AUTHOR_EMAIL = 'test@example.com';
+process.env.GIT_COMMITTER_NAME = 'Test';
+process.env.GIT_COMMITTER_EMAIL = 'test@example.com';
+process.env.GIT_CONFIG_NOSYSTEM = '1';
