@@ -43,6 +43,7 @@ export async function requireEntry(
 
 /**
  * The merge step of the manager (the caller holds the registry lock). See `WorktreeManager.merge`.
+ * `beforeApply` runs once the merge is decided (no refusal), right before the first seam call.
  *
  * @throws WorktreeConflictError `WORKTREE_CONFLICT` (nothing written); WorktreeError `WORKTREE_NOT_FOUND`,
  *   `WORKTREE_BUSY`, `WORKTREE_INCOMPLETE`, `WORKTREE`; whatever the host's checkpoint seam throws.
@@ -51,6 +52,7 @@ export async function mergeWorktree(
   host: WorktreeHost,
   dirs: ProjectWorktreeDirs,
   options: WorktreeMergeOptions,
+  beforeApply: () => void,
 ): Promise<WorktreeMergeReport> {
   const entry = await requireEntry(host, dirs, options.name);
   if (entry.state === 'creating') {
@@ -86,6 +88,7 @@ export async function mergeWorktree(
   if (plan.conflicts.length > 0 && options.strategy === undefined)
     throw new WorktreeConflictError(entry.name, plan.conflicts);
   options.abortSignal?.throwIfAborted();
+  beforeApply();
   const failed = await applyMerge(host, plan.operations);
   await writeEntry(dirs, { ...entry, state: 'merged', mergedAt: new Date().toISOString() });
   return {

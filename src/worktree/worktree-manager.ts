@@ -89,9 +89,13 @@ export function createWorktreeManager(host: WorktreeHost): WorktreeManager {
     async merge(options) {
       checkName(options.name);
       checkStrategy(options.strategy);
-      const report = await locked('merge', (dirs) => mergeWorktree(host, dirs, options), options.abortSignal);
-      deactivate(options.name);
-      return report;
+      // The session leaves the worktree before the writes, so a seam that resolves paths against the
+      // active root writes the workspace; a refused merge keeps the agent in the worktree to fix it.
+      return locked(
+        'merge',
+        (dirs) => mergeWorktree(host, dirs, options, () => deactivate(options.name)),
+        options.abortSignal,
+      );
     },
     async discard(options) {
       checkName(options.name);

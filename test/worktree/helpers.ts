@@ -88,6 +88,8 @@ export interface SeamCall {
 export interface RecordingHost extends WorktreeHost {
   calls: SeamCall[];
   activeRoots: Array<string | undefined>;
+  /** Seam calls and root changes in order: `before`, `after`, `root <path | workspace>`. */
+  events: string[];
   /** Writes every pre-image of the `before` calls back (oldest wins): a stand-in for a checkpoint rewind. */
   rewind(): Promise<void>;
 }
@@ -100,19 +102,24 @@ async function snapshot(root: string, paths: string[]): Promise<Array<Buffer | n
 export function recordingHost(fixture: Fixture, sessionId = 'session-1'): RecordingHost {
   const calls: SeamCall[] = [];
   const activeRoots: Array<string | undefined> = [];
+  const events: string[] = [];
   return {
     workspace: fixture.workspace,
     home: fixture.home,
     sessionId,
     calls,
     activeRoots,
+    events,
     async beforeWrite(root, paths) {
+      events.push('before');
       calls.push({ phase: 'before', root, paths, contents: await snapshot(root, paths) });
     },
     async afterWrite(root, paths) {
+      events.push('after');
       calls.push({ phase: 'after', root, paths, contents: await snapshot(root, paths) });
     },
     setActiveRoot(root) {
+      events.push(`root ${root ?? 'workspace'}`);
       activeRoots.push(root);
     },
     async rewind() {

@@ -77,6 +77,8 @@ describe('merge', () => {
     ]);
     expect(host.calls[0]?.contents).toEqual([null, Buffer.from('bee\n'), Buffer.from('will be deleted\n')]);
     expect(host.calls[1]?.contents).toEqual([Buffer.from('new\n'), Buffer.from('bee 2\n'), null]);
+    // The session is back in the workspace before the first write.
+    expect(host.events).toEqual([`root ${root}`, 'root workspace', 'before', 'after']);
   });
 
   it("merge then rewind (the seam's pre-images) restores the pre-merge state byte for byte", async () => {
@@ -251,5 +253,37 @@ describe('merge', () => {
     const report = await manager.merge({ name: 'none' });
     expect(report.files).toEqual([]);
     expect(host.calls).toEqual([]);
+  });
+
+  it('included ignored files: an edit and a new matching file come back, other ignored files stay behind', async () => {
+    await fixture.write('.gitignore', '.env*\nbuild/\n');
+    await fixture.git(['add', '.gitignore']);
+    await fixture.git(['commit', '-qm', 'ignore']);
+    await fixture.write('.env', 'A=1\n');
+    const manager = createWorktreeManager(host);
+    const { path: root } = await manager.create({ name: 'env', include: ['.env*'] });
+    await writeFile(inWorktree(root, '.env'), 'A=2\n');
+    await writeFile(inWorktree(root, '.env.local'), 'B=1\n');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(inWorktree(root, 'build'));
+    await writeFile(inWorktree(root, 'build/out.js'), 'built\n');
+    const report = await manager.merge({ name: 'env' });
+    expect(report.files).toEqual([
+      { path: '.env', action: 'written' },
+      { path: '.env.local', action: 'written' },
+    ]);
+    expect((await fixture.read('.env')).toString()).toBe('A=2\n');
+    expect((await fixture.read('.env.local')).toString()).toBe('B=1\n');
+    await expect(access(path.join(fixture.workspace, 'build'))).rejects.toThrow();
+  });
+
+  it('an invalid safeturn.config.json fails create with INVALID_CONFIG and leaves nothing behind', async () => {
+    await fixture.write('safeturn.config.json', '{"worktree": {"include": ".env"}}');
+    const manager = createWorktreeManager(host);
+    await expect(manager.create({ name: 'bad' })).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
+    expect(await manager.list()).toEqual([]);
+    expect(await fixture.git(['branch', '--list', '--format=%(refname:short)'])).toBe('main\n');
+    expect((await fixture.git(['worktree', 'list', '--porcelain'])).match(/^worktree /gm)).toHaveLength(1);
+    expect(host.activeRoots).toEqual([]);
   });
 });
