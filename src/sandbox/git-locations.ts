@@ -1,0 +1,143 @@
+import { readdir, readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+
+/** The git directories found under some roots, and the hook directories they use. */
+export interface GitLocations {
+  /** Every `.git` file found (worktrees, submodules): protected read-only themselves. */
+  gitFiles: string[];
+  /** Every git directory: `.git` directories and the targets of `.git` files (and their common dirs). */
+  gitDirectories: string[];
+  /** `core.hooksPath` directories configured in those repositories, resolved. */
+  hooksPaths: string[];
+}
+
+async function readGitFileTarget(file: string): Promise<string | undefined> {
+  try {
+    const match = /^gitdir:\s*(.+?)\s*$/m.exec(await readFile(file, 'utf8'));
+    if (match?.[1] === undefined) return undefined;
+    return await realpath(path.resolve(path.dirname(file), match[1]));
+  } catch {
+    return undefined;
+  }
+}
+
+async function readCommonDirectory(gitDirectory: string): Promise<string | undefined> {
+  try {
+    const content = (await readFile(path.join(gitDirectory, 'commondir'), 'utf8')).trim();
+    return await realpath(path.resolve(gitDirectory, content));
+  } catch {
+    return undefined;
+  }
+}
+
+/** `core.hooksPath` of a repository's config, resolved against the work tree (git's rule), if set. */
+async function readHooksPath(
+  gitDirectory: string,
+  workTree: string,
+  home: string,
+): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path.join(gitDirectory, 'config'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  let inCore = false;
+  let found: string | undefined;
+  for (const line of text.split('\n')) {
+    const section = /^\s*\[\s*([^\]\s"]+)/.exec(line);
+    if (section) inCore = section[1]!.toLowerCase() === 'core';
+    const entry = /^\s*hookspath\s*=\s*"?(.*?)"?\s*$/i.exec(line);
+    if (inCore && entry?.[1]) found = entry[1];
+  }
+  if (found === undefined) return undefined;
+  if (found.startsWith('~/')) return path.join(home, found.slice(2));
+  return path.resolve(workTree, found);
+}
+
+/**
+ * Walks `roots` (never following symlinks, never descending into a `.git`) and lists every
+ * repository inside them at any depth: `.git` directories, `.git` files with their gitdir
+ * targets and common dirs, and configured `core.hooksPath` directories.
+ *
+ * @param roots - absolute directories to walk.
+ * @param home - HOME, for a `~/` hooksPath.
+ */
+export async function findGitLocations(roots: readonly string[], home: string): Promise<GitLocations> {
+  const gitFiles: string[] = [];
+  const gitDirectories = new Set<string>();
+  const hooksPaths = new Set<string>();
+  const workTrees = new Map<string, string>();
+  const pending = [...roots];
+  const visited = new Set<string>();
+  while (pending.length > 0) {
+    const directory = pending.pop()!;
+    if (visited.has(directory)) continue;
+    visited.add(directory);
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(directory, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const full = path.join(directory, entry.name);
+      if (entry.name === '.git') {
+        if (entry.isDirectory()) {
+          gitDirectories.add(full);
+          workTrees.set(full, directory);
+        } else if (entry.isFile()) {
+          gitFiles.push(full);
+          const target = await readGitFileTarget(full);
+          if (target !== undefined) {
+            gitDirectories.add(target);
+            workTrees.set(target, directory);
+            const common = await readCommonDirectory(target);
+            if (common !== undefined) gitDirectories.add(common);
+          }
+        }
+        continue;
+      }
+      if (entry.isDirectory()) pending.push(full);
+    }
+  }
+  for (const gitDirectory of gitDirectories) {
+    const hooksPath = await readHooksPath(
+      gitDirectory,
+      workTrees.get(gitDirectory) ?? path.dirname(gitDirectory),
+      home,
+    );
+    if (hooksPath !== undefined) hooksPaths.add(hooksPath);
+  }
+  return {
+    gitFiles: gitFiles.sort(),
+    gitDirectories: [...gitDirectories].sort(),
+    hooksPaths: [...hooksPaths].sort(),
+  };
+}
+
+/**
+ * Lists the hook files (not `*.sample`, which git never runs) in every hooks directory of `locations`.
+ *
+ * @returns absolute paths of hook files, sorted.
+ */
+export async function listHookFiles(locations: GitLocations): Promise<string[]> {
+  const directories = new Set([
+    ...locations.gitDirectories.map((directory) => path.join(directory, 'hooks')),
+    ...locations.hooksPaths,
+  ]);
+  const files: string[] = [];
+  for (const directory of directories) {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(directory, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.name.endsWith('.sample') || entry.isDirectory()) continue;
+      files.push(path.join(directory, entry.name));
+    }
+  }
+  return files.sort();
+}

@@ -1,0 +1,184 @@
+import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { buildBwrapArguments, type PrivateTemporaryLayout } from './bwrap-arguments.js';
+import { isSameOrInside } from './path-utilities.js';
+import { type SandboxPolicy, SandboxPolicySchema } from './policy-schema.js';
+import { cleanupAfterRun, type SandboxCleanupReport } from './sandbox-cleanup.js';
+import { buildSandboxPlan } from './sandbox-plan.js';
+import { SandboxPolicyError } from './sandbox-policy-error.js';
+import { detectSandboxSupport, type SandboxSupport } from './sandbox-support.js';
+import { scrubEnvironment } from './scrub-environment.js';
+import { buildSeatbeltInvocation } from './seatbelt-profile.js';
+import { buildUnixSocketFilter } from './seccomp-filter.js';
+
+/** Options of {@link wrapCommand}. */
+export interface WrapCommandOptions {
+  /** A result of `detectSandboxSupport()` to reuse; otherwise detection (and its probe) runs now. */
+  support?: SandboxSupport;
+  /** Passed to detection when `support` is not given. @default process.platform */
+  platform?: NodeJS.Platform;
+  /** Passed to detection when `support` is not given. */
+  bwrapPath?: string;
+  /** The environment to scrub and pass on. @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Working directory of the command: inside the workspace or a writable root. @default policy.workspace */
+  cwd?: string;
+  /** Where the private temp dir is created on the host. @default os.tmpdir() */
+  temporaryParent?: string;
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * A command ready for execa: `execa(file, args, { env, extendEnv: false, stdio: ['pipe','pipe','pipe', ...extraStdio] })`.
+ * One wrapped command is for one spawn; call `cleanup()` after it exits (also on failure).
+ */
+export interface WrappedCommand {
+  /** Absolute path of bwrap or sandbox-exec (or the command itself in danger-full-access). */
+  file: string;
+  args: string[];
+  /** The complete, scrubbed environment. Spawn with `extendEnv: false` so nothing is added back. */
+  env: Record<string, string>;
+  /** Bytes the child reads on fd 3, 4, ... (the seccomp program on Linux with the network off). */
+  extraStdio: Uint8Array[];
+  /** Names of environment variables dropped as secret-looking. */
+  droppedEnv: string[];
+  /** Removes mount stubs, new hook files and the private temp dir; idempotent. */
+  cleanup(): Promise<SandboxCleanupReport>;
+}
+
+async function createLayout(parent: string): Promise<PrivateTemporaryLayout> {
+  const root = await realpath(await mkdtemp(path.join(parent, 'safeturn-sandbox-')));
+  await chmod(root, 0o700);
+  const layout = {
+    root,
+    tmp: path.join(root, 'tmp'),
+    emptyFile: path.join(root, 'empty-file'),
+    emptyDirectory: path.join(root, 'empty-directory'),
+  };
+  await mkdir(layout.tmp, { mode: 0o700 });
+  await mkdir(layout.emptyDirectory);
+  await writeFile(layout.emptyFile, '');
+  return layout;
+}
+
+function once(run: () => Promise<SandboxCleanupReport>): () => Promise<SandboxCleanupReport> {
+  let result: Promise<SandboxCleanupReport> | undefined;
+  return () => {
+    result ??= run();
+    return result;
+  };
+}
+
+/**
+ * Wraps an argv so it runs under the policy: bwrap on Linux (mounts, namespaces, seccomp), a
+ * Seatbelt profile via /usr/bin/sandbox-exec on macOS, nothing in `danger-full-access` (the
+ * environment is still scrubbed). Creates the private temp dir before returning. Never falls
+ * back to running unsandboxed.
+ *
+ * @param argv - the command and its arguments, e.g. `['bash', '-lc', 'npm test']`; never a shell string.
+ * @param policy - a resolved policy from `resolvePolicy`.
+ * @returns a {@link WrappedCommand}.
+ * @throws SandboxUnavailableError `SANDBOX_UNAVAILABLE` when there is no sandbox here.
+ * @throws SandboxPolicyError `SANDBOX_POLICY` for an invalid policy or a cwd outside the writable area and workspace.
+ * @example
+ * ```ts
+ * const wrapped = await wrapCommand(['bash', '-lc', 'make'], policy);
+ * try {
+ *   await execa(wrapped.file, wrapped.args, { env: wrapped.env, extendEnv: false, stdio: ['pipe', 'pipe', 'pipe', ...wrapped.extraStdio] });
+ * } finally {
+ *   await wrapped.cleanup();
+ * }
+ * ```
+ */
+export async function wrapCommand(
+  argv: readonly string[],
+  policy: SandboxPolicy,
+  options: WrapCommandOptions = {},
+): Promise<WrappedCommand> {
+  const parsed = SandboxPolicySchema.safeParse(policy);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join('.') || '(root)';
+    throw new SandboxPolicyError(field, `Invalid sandbox policy: ${field}: ${issue.message}.`, {
+      cause: parsed.error,
+    });
+  }
+  if (argv.length === 0 || argv[0] === '') throw new SandboxPolicyError('argv', 'The command argv is empty.');
+  const scrubbed = scrubEnvironment(options.env ?? process.env, policy.allowEnv);
+  if (policy.mode === 'danger-full-access') {
+    return {
+      file: argv[0]!,
+      args: argv.slice(1),
+      env: scrubbed.env,
+      extraStdio: [],
+      droppedEnv: scrubbed.dropped,
+      cleanup: async () => ({
+        removedStubs: [],
+        keptStubs: [],
+        removedHooks: [],
+        removedCreatedFiles: [],
+        temporaryDirectoryRemoved: true,
+        problems: [],
+      }),
+    };
+  }
+  const cwd = await realpath(options.cwd ?? policy.workspace).catch(() =>
+    path.resolve(options.cwd ?? policy.workspace),
+  );
+  if (![policy.workspace, ...policy.writableRoots].some((root) => isSameOrInside(root, cwd))) {
+    throw new SandboxPolicyError(
+      'cwd',
+      `The working directory ${cwd} is outside the workspace ${policy.workspace}.`,
+      { data: { cwd } },
+    );
+  }
+  const support =
+    options.support ??
+    (await detectSandboxSupport({
+      ...(options.platform === undefined ? {} : { platform: options.platform }),
+      ...(options.bwrapPath === undefined ? {} : { bwrapPath: options.bwrapPath }),
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.abortSignal === undefined ? {} : { abortSignal: options.abortSignal }),
+    }));
+  const plan = await buildSandboxPlan(policy);
+  const layout = await createLayout(options.temporaryParent ?? os.tmpdir());
+  try {
+    const cleanup = once(() =>
+      cleanupAfterRun({
+        plan,
+        temporaryRoot: layout.root,
+        removeStubs: support.platform === 'linux',
+        home: policy.homeDirectory,
+      }),
+    );
+    if (support.platform === 'darwin') {
+      const invocation = buildSeatbeltInvocation({ policy, plan, temporaryDirectory: layout.tmp, argv });
+      const env = { ...scrubbed.env, TMPDIR: invocation.temporaryDirectory };
+      return {
+        file: support.sandboxExecPath,
+        args: invocation.args,
+        env,
+        extraStdio: [],
+        droppedEnv: scrubbed.dropped,
+        cleanup,
+      };
+    }
+    const extraStdio = policy.network ? [] : [buildUnixSocketFilter(support.architecture)];
+    const args = buildBwrapArguments({
+      policy,
+      plan,
+      layout,
+      features: support.features,
+      cwd,
+      unsetEnv: scrubbed.dropped,
+      seccompFd: policy.network ? undefined : 3,
+      argv,
+    });
+    const env = { ...scrubbed.env, TMPDIR: '/tmp' };
+    return { file: support.bwrapPath, args, env, extraStdio, droppedEnv: scrubbed.dropped, cleanup };
+  } catch (error) {
+    await rm(layout.root, { recursive: true, force: true });
+    throw error;
+  }
+}
