@@ -54,6 +54,7 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
     GIT_COMMITTER_NAME: 'Test',
     GIT_COMMITTER_EMAIL: 'test@example.com',
   };
+  let cleaned = false;
   const policy = (partial?: SandboxPolicyInput) => resolvePolicy(partial ?? {}, { workspace, env });
   return {
     base,
@@ -71,7 +72,9 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
         ...extra,
       }),
     cleanup: async () => {
-      // Files a sandboxed root process created may be read-only dirs; tmp-promise removes them as root.
+      // Idempotent: a test file's afterEach may see the same fixture twice.
+      if (cleaned) return;
+      cleaned = true;
       await temporary.cleanup();
     },
   };
