@@ -39,7 +39,9 @@ describe.skipIf(!linux)('legit actions work inside the sandbox (bwrap; Linux onl
     expect(existsSync(path.join(fresh, '.git', 'hooks', 'pre-commit'))).toBe(false);
     expect(result.cleanup.removedHooks).toEqual([path.join(fresh, '.git', 'hooks', 'pre-commit')]);
     // git's own *.sample files are not hooks and stay.
-    expect((await readdir(path.join(fresh, '.git', 'hooks'))).every((name) => name.endsWith('.sample'))).toBe(true);
+    expect((await readdir(path.join(fresh, '.git', 'hooks'))).every((name) => name.endsWith('.sample'))).toBe(
+      true,
+    );
   });
 
   it("case S8: in the existing repo rm -rf .git fails by default and git commit works with protectGit: 'hooks'", async () => {
@@ -48,7 +50,9 @@ describe.skipIf(!linux)('legit actions work inside the sandbox (bwrap; Linux onl
     await writeFile(path.join(fixture.workspace, 'a.txt'), 'one\n');
     await git(fixture.workspace, ['add', 'a.txt']);
     await git(fixture.workspace, ['commit', '-q', '-m', 'first']);
-    const denied = await fixture.run('rm -rf .git; git status --short; git commit -q --allow-empty -m blocked');
+    const denied = await fixture.run(
+      'rm -rf .git; git status --short; git commit -q --allow-empty -m blocked',
+    );
     expect(denied.exitCode).not.toBe(0);
     expect(await git(fixture.workspace, ['log', '--format=%s'])).toBe('first');
     expect(existsSync(path.join(fixture.workspace, '.git', 'HEAD'))).toBe(true);
@@ -68,7 +72,10 @@ describe.skipIf(!linux)('legit actions work inside the sandbox (bwrap; Linux onl
     const cache = path.join(fixture.base, 'npm-cache');
     await mkdir(cache);
     await mkdir(path.join(fixture.workspace, 'pkg'));
-    await writeFile(path.join(fixture.workspace, 'pkg', 'package.json'), JSON.stringify({ name: 'tiny-pkg', version: '1.0.0' }));
+    await writeFile(
+      path.join(fixture.workspace, 'pkg', 'package.json'),
+      JSON.stringify({ name: 'tiny-pkg', version: '1.0.0' }),
+    );
     const result = await fixture.run(
       `node -e "console.log(6 * 7)" && cd pkg && npm pack --silent --cache "${cache}" && npm cache add ./tiny-pkg-1.0.0.tgz --cache "${cache}" --offline && echo done`,
       { writableRoots: [cache] },
@@ -81,7 +88,9 @@ describe.skipIf(!linux)('legit actions work inside the sandbox (bwrap; Linux onl
   it('case S4: TMPDIR exists and is writable inside; mktemp -d works on the first call; the temp dir is gone afterwards', async () => {
     fixture = await makeFixture({ support });
     const before = sandboxTemporaryDirectories();
-    const result = await fixture.run('echo "$TMPDIR"; d=$(mktemp -d) && echo data > "$d/f" && cat "$d/f"; mktemp | grep -c "^/tmp/"; echo x > /tmp/direct && cat /tmp/direct');
+    const result = await fixture.run(
+      'echo "$TMPDIR"; d=$(mktemp -d) && echo data > "$d/f" && cat "$d/f"; mktemp | grep -c "^/tmp/"; echo x > /tmp/direct && cat /tmp/direct',
+    );
     expect(result.stdout).toBe('/tmp\ndata\n1\nx\n');
     expect(result.cleanup.temporaryDirectoryRemoved).toBe(true);
     expect(sandboxTemporaryDirectories()).toEqual(before);
@@ -94,7 +103,11 @@ describe.skipIf(!linux)('legit actions work inside the sandbox (bwrap; Linux onl
     await symlink(fixture.workspace, link);
     const policy = await resolvePolicy({}, { workspace: link, env: fixture.env });
     expect(policy.workspace).toBe(fixture.workspace);
-    const result = await runSandboxed('pwd; echo hello > "file with spaces.txt"; ls', { policy, env: fixture.env, support });
+    const result = await runSandboxed('pwd; echo hello > "file with spaces.txt"; ls', {
+      policy,
+      env: fixture.env,
+      support,
+    });
     expect(result.stdout).toBe(`${fixture.workspace}\nfile with spaces.txt\n`);
     expect(await readFile(path.join(link, 'file with spaces.txt'), 'utf8')).toBe('hello\n');
   });
@@ -102,7 +115,9 @@ describe.skipIf(!linux)('legit actions work inside the sandbox (bwrap; Linux onl
   it('a workspace under the host /tmp works (the private /tmp re-exposes it and HOME)', async () => {
     fixture = await makeFixture({ support, parent: '/tmp' });
     await writeFile(path.join(fixture.home, '.gitconfig'), '[user]\n\tname = FromHome\n');
-    const result = await fixture.run('echo ok > made.txt && git config --global user.name && ls /tmp | wc -l');
+    const result = await fixture.run(
+      'echo ok > made.txt && git config --global user.name && ls /tmp | wc -l',
+    );
     expect(result.stdout).toBe('FromHome\n1\n');
     expect(await readFile(path.join(fixture.workspace, 'made.txt'), 'utf8')).toBe('ok\n');
   });
@@ -148,7 +163,9 @@ describe.skipIf(!linux)('legit actions work inside the sandbox (bwrap; Linux onl
   it('read-only mode: the workspace cannot be written but is readable; the private temp dir is', async () => {
     fixture = await makeFixture({ support });
     await writeFile(path.join(fixture.workspace, 'a.txt'), 'content');
-    const result = await fixture.run('cat a.txt; echo x > b.txt; echo t > "$TMPDIR/t" && cat "$TMPDIR/t"', { mode: 'read-only' });
+    const result = await fixture.run('cat a.txt; echo x > b.txt; echo t > "$TMPDIR/t" && cat "$TMPDIR/t"', {
+      mode: 'read-only',
+    });
     expect(result.stdout).toBe('contentt\n');
     expect(result.stderr).toContain('Read-only file system');
     expect(existsSync(path.join(fixture.workspace, 'b.txt'))).toBe(false);

@@ -47,7 +47,9 @@ describe('resolvePolicy', () => {
     await mkdir(other);
     await writeFile(
       path.join(fixture.workspace, 'safeturn.config.json'),
-      JSON.stringify({ sandbox: { network: true, writableRoots: [cache], denyRead: ['~/secrets'], allowEnv: ['A_TOKEN'] } }),
+      JSON.stringify({
+        sandbox: { network: true, writableRoots: [cache], denyRead: ['~/secrets'], allowEnv: ['A_TOKEN'] },
+      }),
     );
     const policy = await resolvePolicy(
       { writableRoots: [other], denyRead: ['/opt/private'], protectGit: 'hooks', useDefaultDenyRead: false },
@@ -64,9 +66,18 @@ describe('resolvePolicy', () => {
     fixture = await makeFixture();
     const file = path.join(fixture.base, 'ci.json');
     await writeFile(file, JSON.stringify({ sandbox: { mode: 'read-only' } }));
-    expect((await resolvePolicy({}, { workspace: fixture.workspace, env: fixture.env, configPath: file })).mode).toBe('read-only');
+    expect(
+      (await resolvePolicy({}, { workspace: fixture.workspace, env: fixture.env, configPath: file })).mode,
+    ).toBe('read-only');
     const error = await policyError(() =>
-      resolvePolicy({}, { workspace: fixture.workspace, env: fixture.env, configPath: path.join(fixture.base, 'missing.json') }),
+      resolvePolicy(
+        {},
+        {
+          workspace: fixture.workspace,
+          env: fixture.env,
+          configPath: path.join(fixture.base, 'missing.json'),
+        },
+      ),
     );
     expect(error.code).toBe('SANDBOX_POLICY');
     expect(error.message).toContain('missing.json');
@@ -99,29 +110,36 @@ describe('resolvePolicy', () => {
     expect(parent.code).toBe('SANDBOX_POLICY');
     expect(parent.data.field).toBe('overrides.denyRead[0]');
     expect(parent.message).toContain(`covers the workspace ${fixture.workspace}`);
-    expect((await policyError(() => fixture.policy({ denyRead: [fixture.workspace] }))).data.field).toBe('overrides.denyRead[0]');
+    expect((await policyError(() => fixture.policy({ denyRead: [fixture.workspace] }))).data.field).toBe(
+      'overrides.denyRead[0]',
+    );
     // HOME is the workspace's parent: the default ~/.ssh is fine, but denying ~ itself is not.
     expect((await policyError(() => fixture.policy({ denyRead: ['/'] }))).code).toBe('SANDBOX_POLICY');
     // Through a symlink to the parent, too.
     await symlink(fixture.base, path.join(fixture.outside, 'sneaky'));
-    expect((await policyError(() => fixture.policy({ denyRead: [path.join(fixture.outside, 'sneaky')] }))).data.field).toBe(
-      'overrides.denyRead[0]',
-    );
+    expect(
+      (await policyError(() => fixture.policy({ denyRead: [path.join(fixture.outside, 'sneaky')] }))).data
+        .field,
+    ).toBe('overrides.denyRead[0]');
   });
 
   it('a writable root that is a symlink, resolves through one, or is missing is refused', async () => {
     fixture = await makeFixture();
     await symlink('/etc', path.join(fixture.base, 'looks-local'));
-    const linked = await policyError(() => fixture.policy({ writableRoots: [path.join(fixture.base, 'looks-local')] }));
+    const linked = await policyError(() =>
+      fixture.policy({ writableRoots: [path.join(fixture.base, 'looks-local')] }),
+    );
     expect(linked.data.field).toBe('overrides.writableRoots[0]');
     expect(linked.message).toContain('resolves through a symlink to /etc');
     await mkdir(path.join(fixture.outside, 'real'));
     await symlink(fixture.outside, path.join(fixture.base, 'via'));
-    const through = await policyError(() => fixture.policy({ writableRoots: [path.join(fixture.base, 'via', 'real')] }));
-    expect(through.message).toContain(`to ${path.join(fixture.outside, 'real')}`);
-    expect((await policyError(() => fixture.policy({ writableRoots: [path.join(fixture.base, 'nope')] }))).message).toContain(
-      'not an existing directory',
+    const through = await policyError(() =>
+      fixture.policy({ writableRoots: [path.join(fixture.base, 'via', 'real')] }),
     );
+    expect(through.message).toContain(`to ${path.join(fixture.outside, 'real')}`);
+    expect(
+      (await policyError(() => fixture.policy({ writableRoots: [path.join(fixture.base, 'nope')] }))).message,
+    ).toContain('not an existing directory');
   });
 
   it('globs are refused as unenforceable; a deny-read path covering a writable root is refused', async () => {
@@ -131,14 +149,18 @@ describe('resolvePolicy', () => {
     expect(glob.message).toContain('globs cannot be enforced');
     const cache = path.join(fixture.outside, 'cache');
     await mkdir(cache);
-    const covering = await policyError(() => fixture.policy({ writableRoots: [cache], denyRead: [fixture.outside] }));
+    const covering = await policyError(() =>
+      fixture.policy({ writableRoots: [cache], denyRead: [fixture.outside] }),
+    );
     expect(covering.message).toContain(`covers the writable root ${cache}`);
   });
 
   it('danger-full-access only when named; a workspace of / is refused otherwise', async () => {
     fixture = await makeFixture();
     expect((await fixture.policy({ mode: 'danger-full-access' })).mode).toBe('danger-full-access');
-    const root = await policyError(() => resolvePolicy({}, { workspace: '/', env: { ...fixture.env, HOME: fixture.home } }));
+    const root = await policyError(() =>
+      resolvePolicy({}, { workspace: '/', env: { ...fixture.env, HOME: fixture.home } }),
+    );
     expect(root.data.field).toBe('workspace');
   });
 });

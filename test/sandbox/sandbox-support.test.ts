@@ -47,7 +47,9 @@ describe('sandbox availability', () => {
   });
 
   it('a missing bwrap is SANDBOX_UNAVAILABLE with the install command; a relative path is refused', async () => {
-    const missing = await unavailable(() => detectSandboxSupport({ platform: 'linux', bwrapPath: '/nonexistent/bwrap' }));
+    const missing = await unavailable(() =>
+      detectSandboxSupport({ platform: 'linux', bwrapPath: '/nonexistent/bwrap' }),
+    );
     expect(missing.data.cause).toBe('bwrap-missing');
     expect(missing.message).toContain('apt-get install bubblewrap');
     const relative = await unavailable(() => detectSandboxSupport({ platform: 'linux', bwrapPath: 'bwrap' }));
@@ -61,15 +63,27 @@ describe('sandbox availability', () => {
 
   it('a failing preflight probe names the cause and the fix; a too old bwrap is refused', async () => {
     fixture = await makeFixture();
-    const namespaces = await fakeBwrap(fixture.outside, '0.8.0', 'bwrap: No permissions to creating new namespace');
+    const namespaces = await fakeBwrap(
+      fixture.outside,
+      '0.8.0',
+      'bwrap: No permissions to creating new namespace',
+    );
     const probe = await unavailable(() => detectSandboxSupport({ platform: 'linux', bwrapPath: namespaces }));
     expect(probe.data.cause).toBe('preflight-failed');
     expect(probe.message).toContain('user namespaces are refused');
     expect(probe.message).toContain('kernel.apparmor_restrict_unprivileged_userns');
-    const loopback = await fakeBwrap(fixture.base, '0.8.0', 'bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted');
-    expect((await unavailable(() => detectSandboxSupport({ platform: 'linux', bwrapPath: loopback }))).message).toContain('loopback');
+    const loopback = await fakeBwrap(
+      fixture.base,
+      '0.8.0',
+      'bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted',
+    );
+    expect(
+      (await unavailable(() => detectSandboxSupport({ platform: 'linux', bwrapPath: loopback }))).message,
+    ).toContain('loopback');
     const old = await fakeBwrap(fixture.workspace, '0.3.1', '');
-    expect((await unavailable(() => detectSandboxSupport({ platform: 'linux', bwrapPath: old }))).data.cause).toBe('bwrap-too-old');
+    expect(
+      (await unavailable(() => detectSandboxSupport({ platform: 'linux', bwrapPath: old }))).data.cause,
+    ).toBe('bwrap-too-old');
   });
 
   it('case S9: when the sandbox is unavailable the command never runs, not even unsandboxed', async () => {
@@ -77,23 +91,32 @@ describe('sandbox availability', () => {
     const policy = await fixture.policy();
     const marker = path.join(fixture.workspace, 'ran.txt');
     const error = await unavailable(() =>
-      runSandboxed(`touch ${marker}`, { policy, env: fixture.env, bwrapPath: path.join(fixture.outside, 'no-bwrap') }),
+      runSandboxed(`touch ${marker}`, {
+        policy,
+        env: fixture.env,
+        bwrapPath: path.join(fixture.outside, 'no-bwrap'),
+      }),
     );
     expect(error.code).toBe('SANDBOX_UNAVAILABLE');
     expect(existsSync(marker)).toBe(false);
-    const platform = await unavailable(() => wrapCommand(['touch', marker], policy, { platform: 'freebsd', env: fixture.env }));
+    const platform = await unavailable(() =>
+      wrapCommand(['touch', marker], policy, { platform: 'freebsd', env: fixture.env }),
+    );
     expect(platform.data.cause).toBe('unsupported-platform');
     expect(existsSync(marker)).toBe(false);
   });
 
-  it.skipIf(process.platform !== 'linux')('sandboxCheck reports what works here, and reports (not throws) what does not', async () => {
-    const report = await sandboxCheck();
-    expect(report.available).toBe(true);
-    expect(report.lines[0]).toMatch(/^sandbox: bubblewrap \d+\.\d+\.\d+ at \/usr\/bin\/bwrap$/);
-    expect(report.lines[1]).toContain('preflight probe: ok');
-    const missing = await sandboxCheck({ platform: 'linux', bwrapPath: '/nonexistent/bwrap' });
-    expect(missing.available).toBe(false);
-    expect(missing.problem?.cause).toBe('bwrap-missing');
-    expect(missing.lines[0]).toContain('sandbox: unavailable (bwrap-missing)');
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'sandboxCheck reports what works here, and reports (not throws) what does not',
+    async () => {
+      const report = await sandboxCheck();
+      expect(report.available).toBe(true);
+      expect(report.lines[0]).toMatch(/^sandbox: bubblewrap \d+\.\d+\.\d+ at \/usr\/bin\/bwrap$/);
+      expect(report.lines[1]).toContain('preflight probe: ok');
+      const missing = await sandboxCheck({ platform: 'linux', bwrapPath: '/nonexistent/bwrap' });
+      expect(missing.available).toBe(false);
+      expect(missing.problem?.cause).toBe('bwrap-missing');
+      expect(missing.lines[0]).toContain('sandbox: unavailable (bwrap-missing)');
+    },
+  );
 });

@@ -44,7 +44,10 @@ describe('Seatbelt profiles (macOS; generated here, golden-tested)', () => {
       policy: basePolicy,
       plan: {
         writable: ['/Users/dev/project'],
-        protectedEntries: [entry('/Users/dev/project/.git', 'directory', 'git'), entry('/Users/dev/project/vendor/sub/.git', 'directory', 'git')],
+        protectedEntries: [
+          entry('/Users/dev/project/.git', 'directory', 'git'),
+          entry('/Users/dev/project/vendor/sub/.git', 'directory', 'git'),
+        ],
       },
       temporaryDirectory: '/var/folders/xy/T/safeturn-sandbox-abc/tmp',
       argv: ['bash', '-lc', 'make test'],
