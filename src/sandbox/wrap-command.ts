@@ -24,6 +24,13 @@ export interface WrapCommandOptions {
   env?: Record<string, string | undefined>;
   /** Working directory of the command: inside the workspace or a writable root. @default policy.workspace */
   cwd?: string;
+  /**
+   * How bwrap gets the seccomp program (Linux, network off). `'stdio'`: as `extraStdio` bytes on fd 3,
+   * for execa. `'file'`: from a file in the private temp dir, opened on fd 3 by a constant `/bin/sh`
+   * trampoline (`exec "$@" 3<"$f"`; paths are arguments, never pasted into the script) so hosts that
+   * cannot pass extra fds (node-pty) still get the filter; `extraStdio` is then empty. @default 'stdio'
+   */
+  seccompDelivery?: 'stdio' | 'file';
   /** Where the private temp dir is created on the host. @default os.tmpdir() */
   temporaryParent?: string;
   abortSignal?: AbortSignal;
@@ -46,6 +53,9 @@ export interface WrappedCommand {
   /** Removes mount stubs, new hook files and the private temp dir; idempotent. */
   cleanup(): Promise<SandboxCleanupReport>;
 }
+
+/** Constant script: opens the seccomp file ($1) on fd 3 and execs bwrap with the rest of the arguments. */
+const SECCOMP_TRAMPOLINE = 'f=$1; shift; exec "$@" 3<"$f"';
 
 async function createLayout(parent: string): Promise<PrivateTemporaryLayout> {
   const root = await realpath(await mkdtemp(path.join(parent, 'safeturn-sandbox-')));
@@ -164,7 +174,7 @@ export async function wrapCommand(
         cleanup,
       };
     }
-    const extraStdio = policy.network ? [] : [buildUnixSocketFilter(support.architecture)];
+    const filter = policy.network ? undefined : buildUnixSocketFilter(support.architecture);
     const args = buildBwrapArguments({
       policy,
       plan,
@@ -176,6 +186,27 @@ export async function wrapCommand(
       argv,
     });
     const env = { ...scrubbed.env, TMPDIR: '/tmp' };
+    if (filter !== undefined && options.seccompDelivery === 'file') {
+      const filterFile = path.join(layout.root, 'seccomp.bpf');
+      await writeFile(filterFile, filter, { mode: 0o600 });
+      const trampoline = [
+        '-c',
+        SECCOMP_TRAMPOLINE,
+        'safeturn-sandbox',
+        filterFile,
+        support.bwrapPath,
+        ...args,
+      ];
+      return {
+        file: '/bin/sh',
+        args: trampoline,
+        env,
+        extraStdio: [],
+        droppedEnv: scrubbed.dropped,
+        cleanup,
+      };
+    }
+    const extraStdio = filter === undefined ? [] : [filter];
     return { file: support.bwrapPath, args, env, extraStdio, droppedEnv: scrubbed.dropped, cleanup };
   } catch (error) {
     await rm(layout.root, { recursive: true, force: true });

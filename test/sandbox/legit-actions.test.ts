@@ -1,11 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import path from 'node:path';
+import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolvePolicy } from '../../src/sandbox/resolve-policy.js';
 import { runSandboxed } from '../../src/sandbox/run-sandboxed.js';
 import { detectSandboxSupport, type SandboxSupport } from '../../src/sandbox/sandbox-support.js';
+import { wrapCommand } from '../../src/sandbox/wrap-command.js';
 import { type Fixture, git, makeFixture } from './fixture.js';
 
 const linux = process.platform === 'linux';
@@ -159,6 +162,48 @@ describe.skipIf(!linux)('legit actions work inside the sandbox (bwrap; Linux onl
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^\/dev\/pts\/\d+\r\ninteractive\r\n$/);
   });
+
+  it.skipIf(!existsSync('/usr/bin/python3'))(
+    'the sandbox itself under a host PTY (seccomp delivered from a file, no extra fd): tty, exit code, filter active',
+    async () => {
+      fixture = await makeFixture({ support });
+      const policy = await fixture.policy();
+      const socketPath = path.join(fixture.workspace, 's.sock');
+      const server = createServer((socket) => socket.end('x'));
+      await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+      await writeFile(
+        path.join(fixture.workspace, 'probe.cjs'),
+        `require('node:net').connect(${JSON.stringify(socketPath)}).on('error', (e) => console.log('unix=' + e.code)).on('connect', () => console.log('unix=connected'));`,
+      );
+      const wrapped = await wrapCommand(
+        ['bash', '-c', 'tty; test -t 0 && echo interactive; node probe.cjs; exit 3'],
+        policy,
+        {
+          support,
+          env: fixture.env,
+          seccompDelivery: 'file',
+        },
+      );
+      try {
+        expect(wrapped.file).toBe('/bin/sh');
+        expect(wrapped.extraStdio).toEqual([]);
+        // python's pty.spawn runs argv (no shell string) on a fresh PTY and returns the wait status.
+        const spawner = 'import pty, sys; status = pty.spawn(sys.argv[1:]); sys.exit(status >> 8)';
+        const result = await execa('/usr/bin/python3', ['-c', spawner, wrapped.file, ...wrapped.args], {
+          env: wrapped.env,
+          extendEnv: false,
+          reject: false,
+          stdin: 'ignore',
+        });
+        // bwrap binds the host terminal as /dev/console inside its own /dev.
+        expect(result.stdout).toMatch(/^\/dev\/(console|pts\/\d+)\r\ninteractive\r\nunix=EPERM\r?$/);
+        expect(result.exitCode).toBe(3);
+      } finally {
+        server.close();
+        await wrapped.cleanup();
+      }
+    },
+  );
 
   it('read-only mode: the workspace cannot be written but is readable; the private temp dir is', async () => {
     fixture = await makeFixture({ support });
