@@ -72,7 +72,8 @@ export function buildBwrapArguments(input: BwrapArgumentsInput): string[] {
     else args.push(...maskArguments(entry));
   }
   args.push('--bind', layout.tmp, '/tmp');
-  for (const target of readOnlyExposures) args.push('--ro-bind', target, target);
+  // -try: a HOME that does not exist has nothing to show.
+  for (const target of readOnlyExposures) args.push('--ro-bind-try', target, target);
   for (const root of plan.writable) args.push('--bind', root, root);
   for (const entry of plan.protectedEntries) {
     const source = entry.exists
