@@ -28,14 +28,26 @@ async function sample(run: () => Promise<void>): Promise<number> {
  */
 export async function runBench(context: BenchContext): Promise<BenchRow[]> {
   if (process.platform !== 'linux') {
-    return [{ group: 'sandbox', name: 'skipped', value: 0, unit: 'ms', note: `bwrap needs Linux, this is ${process.platform}` }];
+    return [
+      {
+        group: 'sandbox',
+        name: 'skipped',
+        value: 0,
+        unit: 'ms',
+        note: `bwrap needs Linux, this is ${process.platform}`,
+      },
+    ];
   }
   const support = await detectSandboxSupport();
   const workspace = path.join(context.scratch, 'workspace');
   const home = path.join(context.scratch, 'home');
   await mkdir(workspace, { recursive: true });
   await mkdir(home, { recursive: true });
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, SAFETURN_HOME: path.join(context.scratch, 'safeturn-home') };
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    SAFETURN_HOME: path.join(context.scratch, 'safeturn-home'),
+  };
   const policy = await resolvePolicy({}, { workspace, env });
   const runWrapped = async (): Promise<void> => {
     const wrapped = await wrapCommand(['true'], policy, { support, env });
@@ -66,9 +78,33 @@ export async function runBench(context: BenchContext): Promise<BenchRow[]> {
   });
   return [
     { group: 'sandbox', name: 'unsandboxed `true`', value: plain, unit: 'ms', note: `median of ${RUNS}` },
-    { group: 'sandbox', name: 'sandboxed `true` (bwrap, network off)', value: sandboxed, unit: 'ms', note: `median of ${RUNS}` },
-    { group: 'sandbox', name: 'sandbox overhead per command', value: sandboxed - plain, unit: 'ms', note: 'sandboxed minus unsandboxed' },
-    { group: 'sandbox', name: 'detectSandboxSupport (version + probe)', value: detection, unit: 'ms', note: 'once per session; pass as `support`' },
-    { group: 'sandbox', name: `wrapCommand + cleanup, ${files} files`, value: planning, unit: 'ms', note: '.git scan before and hook scan after' },
+    {
+      group: 'sandbox',
+      name: 'sandboxed `true` (bwrap, network off)',
+      value: sandboxed,
+      unit: 'ms',
+      note: `median of ${RUNS}`,
+    },
+    {
+      group: 'sandbox',
+      name: 'sandbox overhead per command',
+      value: sandboxed - plain,
+      unit: 'ms',
+      note: 'sandboxed minus unsandboxed',
+    },
+    {
+      group: 'sandbox',
+      name: 'detectSandboxSupport (version + probe)',
+      value: detection,
+      unit: 'ms',
+      note: 'once per session; pass as `support`',
+    },
+    {
+      group: 'sandbox',
+      name: `wrapCommand + cleanup, ${files} files`,
+      value: planning,
+      unit: 'ms',
+      note: '.git scan before and hook scan after',
+    },
   ];
 }

@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE_NAME, HOME_PROTECTED_FILES } from './default-deny-read.js';
@@ -26,7 +27,7 @@ export type WritePathVerdict =
 async function followSymlinks(target: string): Promise<string> {
   let current = path.join(await realpathOfDeepestExisting(path.dirname(target)), path.basename(target));
   for (let hops = 0; hops < 40; hops += 1) {
-    let stats: import('node:fs').Stats;
+    let stats: Stats;
     try {
       stats = await lstat(current);
     } catch {

@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { readdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -74,7 +75,7 @@ export async function findGitLocations(roots: readonly string[], home: string): 
     const directory = pending.pop()!;
     if (visited.has(directory)) continue;
     visited.add(directory);
-    let entries: import('node:fs').Dirent[];
+    let entries: Dirent[];
     try {
       entries = await readdir(directory, { withFileTypes: true });
     } catch {
@@ -128,7 +129,7 @@ export async function listHookFiles(locations: GitLocations): Promise<string[]> 
   ]);
   const files: string[] = [];
   for (const directory of directories) {
-    let entries: import('node:fs').Dirent[];
+    let entries: Dirent[];
     try {
       entries = await readdir(directory, { withFileTypes: true });
     } catch {

@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { lstat, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { findGitLocations, listHookFiles } from './git-locations.js';
@@ -33,7 +34,7 @@ async function removeStub(
   entry: SandboxPlan['protectedEntries'][number],
   report: SandboxCleanupReport,
 ): Promise<void> {
-  let stats: import('node:fs').Stats;
+  let stats: Stats;
   try {
     stats = await lstat(entry.path);
   } catch {
