@@ -45,14 +45,17 @@ function gitRefusal(policy: SandboxPolicy, relativeSegments: string[]): boolean 
   if (gitIndex === -1) return false;
   if (policy.protectGit === true || gitIndex === relativeSegments.length - 1) return true;
   const inside = relativeSegments.slice(gitIndex + 1);
-  return inside.includes('hooks') || inside[inside.length - 1] === 'config';
+  return (
+    inside.includes('hooks') ||
+    ['config', 'config.worktree', 'commondir'].includes(inside[inside.length - 1]!)
+  );
 }
 
 /**
  * Decides whether the write/edit/apply_patch tools may write `absolutePath` under `policy`,
  * with the same rules bash gets in the sandbox: only inside the workspace and writable roots
  * (symlinks followed, so a link planted in the workspace cannot lead outside), never into a
- * `.git` (or with `protectGit: 'hooks'` its hooks/ and config), HOME rc files and `~/.gitconfig`,
+ * `.git` (or with `protectGit: 'hooks'` its hooks/, config, config.worktree and commondir), HOME rc files and `~/.gitconfig`,
  * safeturn's home, the workspace's safeturn.config.json, readOnlyPaths or denyRead paths.
  * Does not scan `core.hooksPath` (the sandbox does).
  *

@@ -56,10 +56,34 @@ async function readHooksPath(
   return path.resolve(workTree, found);
 }
 
+async function subdirectories(directory: string): Promise<string[]> {
+  try {
+    const entries = await readdir(directory, { withFileTypes: true });
+    return entries.filter((entry) => entry.isDirectory()).map((entry) => path.join(directory, entry.name));
+  } catch {
+    return [];
+  }
+}
+
+/** `worktrees/*` and `modules/**` git directories (those holding a HEAD) directly inside a git directory. */
+async function innerGitDirectories(gitDirectory: string): Promise<string[]> {
+  const found = await subdirectories(path.join(gitDirectory, 'worktrees'));
+  const pending = await subdirectories(path.join(gitDirectory, 'modules'));
+  while (pending.length > 0) {
+    const candidate = pending.pop()!;
+    const names = await readdir(candidate).catch(() => [] as string[]);
+    // A submodule named a/b lives in modules/a/b: descend until a directory with HEAD is found.
+    if (names.includes('HEAD')) found.push(candidate);
+    else pending.push(...(await subdirectories(candidate)));
+  }
+  return found;
+}
+
 /**
  * Walks `roots` (never following symlinks, never descending into a `.git`) and lists every
  * repository inside them at any depth: `.git` directories, `.git` files with their gitdir
- * targets and common dirs, and configured `core.hooksPath` directories.
+ * targets and common dirs, the linked-worktree and submodule git directories kept inside them,
+ * and configured `core.hooksPath` directories.
  *
  * @param roots - absolute directories to walk.
  * @param home - HOME, for a `~/` hooksPath.
@@ -100,6 +124,15 @@ export async function findGitLocations(roots: readonly string[], home: string): 
         continue;
       }
       if (entry.isDirectory()) pending.push(full);
+    }
+  }
+  // Git directories kept inside others: linked worktrees (worktrees/*) and submodules (modules/**).
+  const queue = [...gitDirectories];
+  while (queue.length > 0) {
+    for (const inner of await innerGitDirectories(queue.pop()!)) {
+      if (gitDirectories.has(inner)) continue;
+      gitDirectories.add(inner);
+      queue.push(inner);
     }
   }
   for (const gitDirectory of gitDirectories) {

@@ -30,7 +30,11 @@ export interface SandboxPlan {
   writable: string[];
   protectedEntries: ProtectedEntry[];
   denyEntries: DenyEntry[];
-  /** Protected files that did not exist: removed after the run if the command created them (no stub, so `git status` stays clean). */
+  /**
+   * Protected files that did not exist: removed after the run if the command created them (no stub,
+   * so `git status` stays clean): the workspace's safeturn.config.json; with `protectGit: 'hooks'`,
+   * `commondir` and `config.worktree` in every git directory.
+   */
   removeIfCreated: string[];
   /** Hook files present before the run, to find new ones afterwards. */
   hookFilesBefore: string[];
@@ -96,12 +100,20 @@ export async function buildSandboxPlan(policy: SandboxPolicy): Promise<SandboxPl
       : [];
   const git = await findGitLocations(writable, policy.homeDirectory);
   const candidates: ProtectedEntry[] = [];
+  const gitRedirects: string[] = [];
   for (const file of git.gitFiles) candidates.push(await makeEntry(file, 'file', 'git'));
   for (const gitDirectory of git.gitDirectories) {
     if (policy.protectGit === true) candidates.push(await makeEntry(gitDirectory, 'directory', 'git'));
     else {
       candidates.push(await makeEntry(path.join(gitDirectory, 'hooks'), 'directory', 'hooks'));
       candidates.push(await makeEntry(path.join(gitDirectory, 'config'), 'file', 'git'));
+      // Files that redirect git to other config or another common dir: read-only when present,
+      // removed after the run when the command created them.
+      for (const name of ['config.worktree', 'commondir']) {
+        const redirect = await makeEntry(path.join(gitDirectory, name), 'file', 'git');
+        if (redirect.exists) candidates.push(redirect);
+        else gitRedirects.push(redirect.path);
+      }
     }
   }
   for (const hooksPath of git.hooksPaths) candidates.push(await makeEntry(hooksPath, 'directory', 'hooks'));
@@ -112,7 +124,7 @@ export async function buildSandboxPlan(policy: SandboxPolicy): Promise<SandboxPl
   }
   candidates.push(await makeEntry(policy.safeturnHome, 'directory', 'safeturn-home'));
   const configEntry = await makeEntry(path.join(policy.workspace, CONFIG_FILE_NAME), 'file', 'config');
-  const removeIfCreated: string[] = [];
+  const removeIfCreated: string[] = writable.length > 0 ? [...gitRedirects] : [];
   if (configEntry.exists) candidates.push(configEntry);
   else if (policy.mode === 'workspace-write') removeIfCreated.push(configEntry.path);
   for (const readOnly of policy.readOnlyPaths)

@@ -93,6 +93,29 @@ describe.skipIf(!linux)('sandbox attacks fail with the host unchanged (bwrap; Li
     expect(await readdir(path.join(fixture.workspace, '.husky'))).toEqual([]);
   });
 
+  it("protectGit 'hooks': files that redirect git (commondir, config.worktree) are removed, submodule gitdirs are covered", async () => {
+    fixture = await makeFixture({ support });
+    await git(fixture.workspace, ['init', '-q']);
+    // A submodule git directory that is not checked out (nothing in the work tree points at it).
+    const moduleDirectory = path.join(fixture.workspace, '.git', 'modules', 'lib', 'sub');
+    await mkdir(moduleDirectory, { recursive: true });
+    await git(moduleDirectory, ['init', '-q', '--bare']);
+    const moduleConfig = await readFile(path.join(moduleDirectory, 'config'), 'utf8');
+    const result = await fixture.run(
+      'echo /elsewhere > .git/commondir; printf "[core]\\n\\tfsmonitor = evil\\n" > .git/config.worktree; echo "[core] fsmonitor = evil" >> .git/modules/lib/sub/config; echo x > .git/modules/lib/sub/hooks/post-checkout; echo ok > .git/description; exit 0',
+      { protectGit: 'hooks' },
+    );
+    expect(result.cleanup.removedCreatedFiles.sort()).toEqual([
+      path.join(fixture.workspace, '.git', 'commondir'),
+      path.join(fixture.workspace, '.git', 'config.worktree'),
+    ]);
+    expect(existsSync(path.join(fixture.workspace, '.git', 'commondir'))).toBe(false);
+    expect(await readFile(path.join(moduleDirectory, 'config'), 'utf8')).toBe(moduleConfig);
+    expect(existsSync(path.join(moduleDirectory, 'hooks', 'post-checkout'))).toBe(false);
+    // The rest of .git stays writable in this mode.
+    expect(await readFile(path.join(fixture.workspace, '.git', 'description'), 'utf8')).toBe('ok\n');
+  });
+
   it('a .git file (worktree) and its gitdir target are protected', async () => {
     fixture = await makeFixture({ support });
     const main = path.join(fixture.outside, 'main-repo');
