@@ -93,6 +93,13 @@ export async function findGitLocations(roots: readonly string[], home: string): 
   const gitDirectories = new Set<string>();
   const hooksPaths = new Set<string>();
   const workTrees = new Map<string, string>();
+  // A root that is itself a git directory (a main repository's .git given as a writable root).
+  for (const root of roots) {
+    if (path.basename(root) === '.git') {
+      gitDirectories.add(root);
+      workTrees.set(root, path.dirname(root));
+    }
+  }
   const pending = [...roots];
   const visited = new Set<string>();
   while (pending.length > 0) {

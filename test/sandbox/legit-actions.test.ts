@@ -70,6 +70,32 @@ describe.skipIf(!linux)('legit actions work inside the sandbox (bwrap; Linux onl
     expect(await readFile(path.join(fixture.workspace, '.git', 'config'), 'utf8')).not.toContain('hooksPath');
   });
 
+  it("a git worktree as the workspace, its main .git as a writable root: commits work under 'hooks', hooks stay closed", async () => {
+    fixture = await makeFixture({ support });
+    const main = path.join(fixture.outside, 'main');
+    await mkdir(main);
+    await git(main, ['init', '-q']);
+    await writeFile(path.join(main, 'a.txt'), 'one\n');
+    await git(main, ['add', 'a.txt']);
+    await git(main, ['commit', '-q', '-m', 'first']);
+    await git(main, ['worktree', 'add', '-q', fixture.workspace, '-b', 'agent']);
+    const policy = await resolvePolicy(
+      { protectGit: 'hooks', writableRoots: [path.join(main, '.git')] },
+      { workspace: fixture.workspace, env: fixture.env },
+    );
+    const result = await runSandboxed(
+      'echo two >> a.txt && git commit -q -am second && echo x > "$(git rev-parse --git-common-dir)/hooks/pre-commit"; git log --format=%s',
+      {
+        policy,
+        env: fixture.env,
+        support,
+      },
+    );
+    expect(result.stdout).toBe('second\nfirst\n');
+    expect(await git(main, ['log', 'agent', '--format=%s'])).toBe('second\nfirst');
+    expect(existsSync(path.join(main, '.git', 'hooks', 'pre-commit'))).toBe(false);
+  });
+
   it('node runs, and npm works with a writable cache', async () => {
     fixture = await makeFixture({ support });
     const cache = path.join(fixture.base, 'npm-cache');
