@@ -38,7 +38,7 @@ export async function sandboxCheck(options: DetectSandboxSupportOptions = {}): P
       support.platform === 'linux'
         ? [
             `sandbox: bubblewrap ${support.version} at ${support.bwrapPath}`,
-            'preflight probe: ok (user, pid, ipc and network namespaces; /proc; loopback)',
+            'preflight probe: ok (user, pid, ipc and network namespaces; /proc; loopback; seccomp)',
             `seccomp unix-socket filter: ${support.architecture}`,
             `--disable-userns: ${support.features.disableUserns ? 'yes' : 'no (bwrap < 0.8)'}; --argv0: ${support.features.argv0 ? 'yes' : 'no (bwrap < 0.9)'}`,
           ]

@@ -3,6 +3,7 @@ import { lstat, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { findGitLocations, listHookFiles } from './git-locations.js';
 import type { SandboxPlan } from './sandbox-plan.js';
+import { stubsInUse } from './stub-registry.js';
 
 /** What {@link cleanupAfterRun} did. Nothing is only logged: every removal and every leftover is here. */
 export interface SandboxCleanupReport {
@@ -27,6 +28,11 @@ export interface CleanupAfterRunOptions {
   temporaryRoot: string | undefined;
   /** Remove mount stubs (bwrap leaves them; Seatbelt does not create any). */
   removeStubs: boolean;
+  /**
+   * This run's stub registration (`<private temp dir>/stubs.json`, written by {@link registerStubs}).
+   * Stubs another live run registered in a sibling private temp dir are kept, not removed.
+   */
+  stubRegistry?: string;
   home: string;
 }
 
@@ -91,10 +97,19 @@ export async function cleanupAfterRun(options: CleanupAfterRunOptions): Promise<
   };
   const { plan } = options;
   if (options.removeStubs) {
+    let inUse = new Set<string>();
+    if (options.stubRegistry !== undefined) {
+      await rm(options.stubRegistry, { force: true });
+      inUse = await stubsInUse(options.stubRegistry);
+    }
     const missing = plan.protectedEntries
       .filter((entry) => !entry.exists)
       .sort((left, right) => right.path.length - left.path.length);
-    for (const entry of missing) await removeStub(entry, report);
+    for (const entry of missing) {
+      if (inUse.has(entry.path))
+        report.keptStubs.push({ path: entry.path, reason: 'in use by another sandboxed command' });
+      else await removeStub(entry, report);
+    }
   }
   for (const created of plan.removeIfCreated) {
     try {

@@ -2,7 +2,7 @@ import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
-import { isSeccompArchitectureSupported } from './seccomp-filter.js';
+import { buildUnixSocketFilter, isSeccompArchitectureSupported } from './seccomp-filter.js';
 
 /** What the installed bubblewrap can do, from `bwrap --version`. */
 export interface BwrapFeatures {
@@ -125,6 +125,9 @@ function explainProbeFailure(stderr: string): string {
   if (/loopback|RTM_NEWADDR|netlink/i.test(stderr)) {
     return 'the network namespace loopback could not be set up. Fix: allow CAP_NET_ADMIN in user namespaces (container seccomp/AppArmor profile), or run on a host that permits network namespaces.';
   }
+  if (/seccomp/i.test(stderr)) {
+    return 'the seccomp filter could not be loaded. Fix: run on a kernel with CONFIG_SECCOMP_FILTER, or allow seccomp in the container profile.';
+  }
   if (/proc/i.test(stderr)) {
     return '/proc could not be mounted in the new PID namespace. Fix: do not run under a masked /proc (Docker: --security-opt systempaths=unconfined), or run on the host.';
   }
@@ -204,20 +207,11 @@ export async function detectSandboxSupport(
     argv0: compareVersions(version, '0.9.0') >= 0,
   };
   if (options.probe !== false) {
-    const probeArgs = [
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      ...namespaceFlags(features, false),
-      '--proc',
-      '/proc',
-      '--',
-      '/bin/true',
-    ];
+    const probeArgs = ['--ro-bind', '/', '/', '--dev', '/dev', ...namespaceFlags(features, false)];
+    probeArgs.push('--proc', '/proc', '--seccomp', '3', '--', '/bin/true');
     const probe = await execa(bwrapPath, probeArgs, {
       reject: false,
+      stdio: ['ignore', 'pipe', 'pipe', buildUnixSocketFilter(architecture)],
       timeout: 10_000,
       ...(options.abortSignal ? { cancelSignal: options.abortSignal } : {}),
     });

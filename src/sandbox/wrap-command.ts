@@ -11,6 +11,7 @@ import { detectSandboxSupport, type SandboxSupport } from './sandbox-support.js'
 import { scrubEnvironment } from './scrub-environment.js';
 import { buildSeatbeltInvocation } from './seatbelt-profile.js';
 import { buildUnixSocketFilter } from './seccomp-filter.js';
+import { registerStubs } from './stub-registry.js';
 
 /** Options of {@link wrapCommand}. */
 export interface WrapCommandOptions {
@@ -154,12 +155,15 @@ export async function wrapCommand(
   const plan = await buildSandboxPlan(policy);
   const layout = await createLayout(options.temporaryParent ?? os.tmpdir());
   try {
+    const linux = support.platform === 'linux';
+    const stubRegistry = linux ? await registerStubs(layout.root, plan) : undefined;
     const cleanup = once(() =>
       cleanupAfterRun({
         plan,
         temporaryRoot: layout.root,
-        removeStubs: support.platform === 'linux',
+        removeStubs: linux,
         home: policy.homeDirectory,
+        ...(stubRegistry === undefined ? {} : { stubRegistry }),
       }),
     );
     if (support.platform === 'darwin') {

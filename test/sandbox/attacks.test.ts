@@ -157,6 +157,27 @@ describe.skipIf(!linux)('sandbox attacks fail with the host unchanged (bwrap; Li
     expect(result.cleanup.keptStubs).toEqual([]);
   });
 
+  it('two concurrent runs sharing stubs: the first to finish keeps the stubs the other still has mounted', async () => {
+    fixture = await makeFixture({ support, homeInWorkspace: true });
+    const first = fixture.run('sleep 0.6; exit 0');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Started while the first run's stubs exist: it adopts them instead of taking them for real files.
+    const second = fixture.run(
+      'sleep 1.2; echo evil > ~/.zshrc; git config --global core.pager evil; exit 0',
+    );
+    const firstResult = await first;
+    expect(firstResult.cleanup.removedStubs).toEqual([]);
+    expect(firstResult.cleanup.keptStubs).toContainEqual({
+      path: path.join(fixture.home, '.zshrc'),
+      reason: 'in use by another sandboxed command',
+    });
+    const secondResult = await second;
+    expect(secondResult.stderr).toContain('Read-only file system');
+    expect(secondResult.cleanup.removedStubs).toContain(path.join(fixture.home, '.zshrc'));
+    expect(secondResult.cleanup.removedStubs).toContain(path.join(fixture.home, '.config'));
+    expect(await readdir(fixture.home)).toEqual([]);
+  });
+
   it('HOME inside the workspace: deny-read paths stay hidden although the workspace is bound over them', async () => {
     fixture = await makeFixture({ support, homeInWorkspace: true });
     await mkdir(path.join(fixture.home, '.ssh'));
