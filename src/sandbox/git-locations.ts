@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir, readFile, realpath } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** The git directories found under some roots, and the hook directories they use. */
@@ -56,6 +56,24 @@ async function readHooksPath(
   return path.resolve(workTree, found);
 }
 
+/** What a `.git` entry is, following a symlink: a git directory, a gitdir file, or neither. */
+async function gitEntryKind(entry: Dirent, full: string): Promise<'directory' | 'file' | undefined> {
+  if (entry.isDirectory()) return 'directory';
+  if (entry.isFile()) return 'file';
+  if (!entry.isSymbolicLink()) return undefined;
+  try {
+    return (await stat(full)).isDirectory() ? 'directory' : 'file';
+  } catch {
+    return undefined;
+  }
+}
+
+function isBareRepository(entries: readonly Dirent[]): boolean {
+  const has = (name: string, directory: boolean) =>
+    entries.some((entry) => entry.name === name && (directory ? entry.isDirectory() : entry.isFile()));
+  return has('HEAD', false) && has('objects', true) && has('refs', true);
+}
+
 async function subdirectories(directory: string): Promise<string[]> {
   try {
     const entries = await readdir(directory, { withFileTypes: true });
@@ -81,7 +99,8 @@ async function innerGitDirectories(gitDirectory: string): Promise<string[]> {
 
 /**
  * Walks `roots` (never following symlinks, never descending into a `.git`) and lists every
- * repository inside them at any depth: `.git` directories, `.git` files with their gitdir
+ * repository inside them at any depth: `.git` directories (a `.git` symlink at its target), bare
+ * repositories (HEAD, objects/, refs/), `.git` files with their gitdir
  * targets and common dirs, the linked-worktree and submodule git directories kept inside them,
  * and configured `core.hooksPath` directories.
  *
@@ -112,14 +131,22 @@ export async function findGitLocations(roots: readonly string[], home: string): 
     } catch {
       continue;
     }
+    // A bare repository (HEAD, objects/, refs/) anywhere in the tree: a git directory of its own.
+    if (directory !== '/' && isBareRepository(entries)) {
+      gitDirectories.add(directory);
+      continue;
+    }
     for (const entry of entries) {
       const full = path.join(directory, entry.name);
       if (entry.name === '.git') {
-        if (entry.isDirectory()) {
-          gitDirectories.add(full);
-          workTrees.set(full, directory);
-        } else if (entry.isFile()) {
-          gitFiles.push(full);
+        // A .git symlink is protected at its target (the link itself lives in the writable root).
+        const kind = await gitEntryKind(entry, full);
+        if (kind === 'directory') {
+          const real = entry.isSymbolicLink() ? await realpath(full) : full;
+          gitDirectories.add(real);
+          workTrees.set(real, directory);
+        } else if (kind === 'file') {
+          if (!entry.isSymbolicLink()) gitFiles.push(full);
           const target = await readGitFileTarget(full);
           if (target !== undefined) {
             gitDirectories.add(target);

@@ -104,9 +104,11 @@ export async function buildSandboxPlan(policy: SandboxPolicy): Promise<SandboxPl
   for (const file of git.gitFiles) candidates.push(await makeEntry(file, 'file', 'git'));
   for (const gitDirectory of git.gitDirectories) {
     if (policy.protectGit === true) candidates.push(await makeEntry(gitDirectory, 'directory', 'git'));
-    else {
-      candidates.push(await makeEntry(path.join(gitDirectory, 'hooks'), 'directory', 'hooks'));
-      candidates.push(await makeEntry(path.join(gitDirectory, 'config'), 'file', 'git'));
+    // hooks/ and config also in the default mode: when they are symlinks (hooks -> ../.githooks)
+    // their targets lie outside the git directory; inside it they are dropped as covered below.
+    candidates.push(await makeEntry(path.join(gitDirectory, 'hooks'), 'directory', 'hooks'));
+    candidates.push(await makeEntry(path.join(gitDirectory, 'config'), 'file', 'git'));
+    if (policy.protectGit === 'hooks') {
       // Files that redirect git to other config or another common dir: read-only when present,
       // removed after the run when the command created them.
       for (const name of ['config.worktree', 'commondir']) {

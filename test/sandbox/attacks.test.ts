@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -114,6 +114,29 @@ describe.skipIf(!linux)('sandbox attacks fail with the host unchanged (bwrap; Li
     expect(existsSync(path.join(moduleDirectory, 'hooks', 'post-checkout'))).toBe(false);
     // The rest of .git stays writable in this mode.
     expect(await readFile(path.join(fixture.workspace, '.git', 'description'), 'utf8')).toBe('ok\n');
+  });
+
+  it('a hooks dir symlinked into the work tree, a .git symlink and a bare repository are protected too', async () => {
+    fixture = await makeFixture({ support });
+    await git(fixture.workspace, ['init', '-q']);
+    await rm(path.join(fixture.workspace, '.git', 'hooks'), { recursive: true });
+    await mkdir(path.join(fixture.workspace, '.githooks'));
+    await symlink('../.githooks', path.join(fixture.workspace, '.git', 'hooks'));
+    const linked = path.join(fixture.workspace, 'linked');
+    await mkdir(linked);
+    await git(fixture.outside, ['init', '-q', path.join(fixture.workspace, 'real-gitdir-holder')]);
+    await symlink(path.join(fixture.workspace, 'real-gitdir-holder', '.git'), path.join(linked, '.git'));
+    await git(fixture.workspace, ['init', '-q', '--bare', 'server.git']);
+    const result = await fixture.run(
+      'echo x > .githooks/pre-commit; echo x > linked/.git/hooks/pre-commit; echo x > server.git/hooks/post-receive; echo x > server.git/description; exit 0',
+    );
+    expect(result.exitCode).toBe(0);
+    expect(await readdir(path.join(fixture.workspace, '.githooks'))).toEqual([]);
+    expect(
+      existsSync(path.join(fixture.workspace, 'real-gitdir-holder', '.git', 'hooks', 'pre-commit')),
+    ).toBe(false);
+    expect(existsSync(path.join(fixture.workspace, 'server.git', 'hooks', 'post-receive'))).toBe(false);
+    expect(await readFile(path.join(fixture.workspace, 'server.git', 'description'), 'utf8')).not.toBe('x\n');
   });
 
   it('a .git file (worktree) and its gitdir target are protected', async () => {
