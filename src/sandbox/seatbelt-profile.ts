@@ -21,7 +21,16 @@ export interface SeatbeltInvocation {
   temporaryDirectory: string;
 }
 
-/** macOS's /tmp, /var and /etc are symlinks into /private; Seatbelt matches real paths only. */
+/**
+ * macOS's /tmp, /var and /etc are symlinks into /private; Seatbelt matches real paths only.
+ *
+ * @param value - an absolute path.
+ * @returns the path Seatbelt sees.
+ * @example
+ * ```ts
+ * toSeatbeltPath('/tmp/x'); // '/private/tmp/x'
+ * ```
+ */
 export function toSeatbeltPath(value: string): string {
   for (const prefix of ['/tmp', '/var', '/etc']) {
     if (value === prefix || value.startsWith(`${prefix}/`)) return `/private${value}`;

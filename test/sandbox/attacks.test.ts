@@ -31,8 +31,10 @@ describe.skipIf(!linux)('sandbox attacks fail with the host unchanged (bwrap; Li
     fixture = await makeFixture({ support });
     await writeFile(path.join(fixture.outside, 'victim.txt'), 'original');
     const result = await fixture.run(
-      `echo pwned > ${fixture.outside}/victim.txt; echo new > ${fixture.outside}/new.txt; touch /etc/safeturn-pwned; echo ok > inside.txt`,
+      `echo pwned > ${fixture.outside}/victim.txt; echo new > ${fixture.outside}/new.txt; touch /etc/safeturn-pwned; git config --global core.pager evil; echo ok > inside.txt`,
     );
+    expect(existsSync(path.join(fixture.home, '.gitconfig'))).toBe(false);
+    expect(result.stderr).toContain('could not lock config file');
     expect(await readFile(path.join(fixture.outside, 'victim.txt'), 'utf8')).toBe('original');
     expect(existsSync(path.join(fixture.outside, 'new.txt'))).toBe(false);
     expect(existsSync('/etc/safeturn-pwned')).toBe(false);
