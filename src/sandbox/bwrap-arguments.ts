@@ -25,6 +25,8 @@ export interface BwrapArgumentsInput {
   cwd: string;
   /** Environment variable names bwrap must unset (dropped secrets), as a second line of defence. */
   unsetEnv: readonly string[];
+  /** bwrap writes `{ "child-pid" }` and, once the command ended, `{ "exit-code" }` JSON lines here. */
+  jsonStatusFd?: number | undefined;
   /** Pass the seccomp program on this fd; undefined when the network is on. */
   seccompFd: number | undefined;
   argv: readonly string[];
@@ -86,6 +88,7 @@ export function buildBwrapArguments(input: BwrapArgumentsInput): string[] {
   args.push(...lateMasks);
   for (const name of input.unsetEnv) args.push('--unsetenv', name);
   args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', input.cwd);
+  if (input.jsonStatusFd !== undefined) args.push('--json-status-fd', String(input.jsonStatusFd));
   if (input.seccompFd !== undefined) args.push('--seccomp', String(input.seccompFd));
   args.push('--', ...input.argv);
   return args;

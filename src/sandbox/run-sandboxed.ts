@@ -1,6 +1,7 @@
 import { execa } from 'execa';
 import type { SandboxPolicy } from './policy-schema.js';
 import type { SandboxCleanupReport } from './sandbox-cleanup.js';
+import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
 import { type WrapCommandOptions, wrapCommand } from './wrap-command.js';
 
 /** Options of {@link runSandboxed}. */
@@ -35,7 +36,8 @@ export interface RunSandboxedResult {
  *
  * @param command - the shell command text given to `bash -lc`.
  * @returns exit code, signal, output and the cleanup report.
- * @throws SandboxUnavailableError `SANDBOX_UNAVAILABLE` (the command did not run); SandboxPolicyError `SANDBOX_POLICY`.
+ * @throws SandboxUnavailableError `SANDBOX_UNAVAILABLE` (the command did not run, also `setup-failed` when bwrap
+ *   could not build this run's mounts); SandboxPolicyError `SANDBOX_POLICY`.
  * @example
  * ```ts
  * const result = await runSandboxed('npm test', { policy, timeoutMs: 60_000 });
@@ -45,33 +47,57 @@ export async function runSandboxed(
   command: string,
   options: RunSandboxedOptions,
 ): Promise<RunSandboxedResult> {
-  const wrapped = await wrapCommand([options.shell ?? 'bash', '-lc', command], options.policy, options);
+  // fd 3 carries the seccomp program when the network is off (as bytes or via the file trampoline).
+  const statusFd = options.policy.network ? 3 : 4;
+  const wrapped = await wrapCommand([options.shell ?? 'bash', '-lc', command], options.policy, {
+    ...options,
+    jsonStatusFd: statusFd,
+  });
+  const linux = wrapped.backend === 'bwrap';
+  const extra: (Uint8Array | 'ignore' | 'pipe')[] = [...wrapped.extraStdio];
+  if (linux) {
+    while (3 + extra.length < statusFd) extra.push('ignore');
+    extra.push('pipe');
+  }
+  let result: RunSandboxedResult;
   try {
-    const result = await execa(wrapped.file, wrapped.args, {
+    const execution = await execa(wrapped.file, wrapped.args, {
       env: wrapped.env,
       extendEnv: false,
       reject: false,
       stripFinalNewline: false,
-      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...wrapped.extraStdio],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...extra],
       ...(options.stdin === undefined ? {} : { input: options.stdin }),
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
       ...(options.abortSignal === undefined ? {} : { cancelSignal: options.abortSignal }),
       forceKillAfterDelay: 2_000,
     });
-    const stdout = typeof result.stdout === 'string' ? result.stdout : '';
-    const stderr = typeof result.stderr === 'string' ? result.stderr : '';
-    return {
-      exitCode: result.exitCode,
-      signal: result.signal,
+    const stdout = typeof execution.stdout === 'string' ? execution.stdout : '';
+    const stderr = typeof execution.stderr === 'string' ? execution.stderr : '';
+    result = {
+      exitCode: execution.exitCode,
+      signal: execution.signal,
       stdout,
       stderr,
-      timedOut: result.timedOut,
-      aborted: result.isCanceled,
+      timedOut: execution.timedOut,
+      aborted: execution.isCanceled,
       droppedEnv: wrapped.droppedEnv,
       cleanup: await wrapped.cleanup(),
     };
+    if (
+      linux &&
+      execution.signal === undefined &&
+      !/"exit-code"/.test(String(execution.stdio[statusFd] ?? ''))
+    ) {
+      throw new SandboxUnavailableError(
+        'setup-failed',
+        `bubblewrap could not set up the sandbox, the command did not run: ${stderr.trim() || `exit ${execution.exitCode}`}`,
+        { data: { stderr, exitCode: execution.exitCode } },
+      );
+    }
   } catch (error) {
     await wrapped.cleanup();
     throw error;
   }
+  return result;
 }

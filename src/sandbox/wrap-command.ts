@@ -32,6 +32,12 @@ export interface WrapCommandOptions {
    * cannot pass extra fds (node-pty) still get the filter; `extraStdio` is then empty. @default 'stdio'
    */
   seccompDelivery?: 'stdio' | 'file';
+  /**
+   * Linux: an output fd on which bwrap writes JSON status lines (`{ "exit-code": N }` once the command
+   * ran). Its absence after exit means bwrap failed to set the sandbox up (see `runSandboxed`).
+   * The seccomp program uses fd 3, so pass 4 when the network is off. @default none
+   */
+  jsonStatusFd?: number;
   /** Where the private temp dir is created on the host. @default os.tmpdir() */
   temporaryParent?: string;
   abortSignal?: AbortSignal;
@@ -42,7 +48,9 @@ export interface WrapCommandOptions {
  * One wrapped command is for one spawn; call `cleanup()` after it exits (also on failure).
  */
 export interface WrappedCommand {
-  /** Absolute path of bwrap or sandbox-exec (or the command itself in danger-full-access). */
+  /** What enforces the policy: bubblewrap, Seatbelt, or nothing (danger-full-access). */
+  backend: 'bwrap' | 'seatbelt' | 'none';
+  /** Absolute path of bwrap or sandbox-exec, /bin/sh for the seccomp-file trampoline, or the command itself in danger-full-access. */
   file: string;
   args: string[];
   /** The complete, scrubbed environment. Spawn with `extendEnv: false` so nothing is added back. */
@@ -119,6 +127,7 @@ export async function wrapCommand(
   const scrubbed = scrubEnvironment(options.env ?? process.env, policy.allowEnv);
   if (policy.mode === 'danger-full-access') {
     return {
+      backend: 'none',
       file: argv[0]!,
       args: argv.slice(1),
       env: scrubbed.env,
@@ -170,6 +179,7 @@ export async function wrapCommand(
       const invocation = buildSeatbeltInvocation({ policy, plan, temporaryDirectory: layout.tmp, argv });
       const env = { ...scrubbed.env, TMPDIR: invocation.temporaryDirectory };
       return {
+        backend: 'seatbelt',
         file: support.sandboxExecPath,
         args: invocation.args,
         env,
@@ -187,6 +197,7 @@ export async function wrapCommand(
       cwd,
       unsetEnv: scrubbed.dropped,
       seccompFd: policy.network ? undefined : 3,
+      jsonStatusFd: options.jsonStatusFd,
       argv,
     });
     const env = { ...scrubbed.env, TMPDIR: '/tmp' };
@@ -202,6 +213,7 @@ export async function wrapCommand(
         ...args,
       ];
       return {
+        backend: 'bwrap',
         file: '/bin/sh',
         args: trampoline,
         env,
@@ -211,7 +223,15 @@ export async function wrapCommand(
       };
     }
     const extraStdio = filter === undefined ? [] : [filter];
-    return { file: support.bwrapPath, args, env, extraStdio, droppedEnv: scrubbed.dropped, cleanup };
+    return {
+      backend: 'bwrap',
+      file: support.bwrapPath,
+      args,
+      env,
+      extraStdio,
+      droppedEnv: scrubbed.dropped,
+      cleanup,
+    };
   } catch (error) {
     await rm(layout.root, { recursive: true, force: true });
     throw error;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SafeturnError } from '../../src/errors/safeturn-error.js';
@@ -105,6 +105,30 @@ describe('sandbox availability', () => {
     expect(platform.data.cause).toBe('unsupported-platform');
     expect(existsSync(marker)).toBe(false);
   });
+
+  it.skipIf(process.platform !== 'linux')(
+    'a run bwrap cannot set up (a writable root vanished) is SANDBOX_UNAVAILABLE setup-failed, not an exit code',
+    async () => {
+      fixture = await makeFixture();
+      const cache = path.join(fixture.outside, 'cache');
+      await mkdir(cache);
+      const policy = await fixture.policy({ writableRoots: [cache] });
+      await rm(cache, { recursive: true });
+      const error = await unavailable(() => runSandboxed('touch ran.txt', { policy, env: fixture.env }));
+      expect(error.data.cause).toBe('setup-failed');
+      expect(error.message).toContain(`Can't find source path ${cache}`);
+      expect(existsSync(path.join(fixture.workspace, 'ran.txt'))).toBe(false);
+      // A command that fails by itself is a result, not an error, also with the network on.
+      const networkOn = await fixture.policy({ network: true });
+      expect((await runSandboxed('exit 1', { policy: networkOn, env: fixture.env })).exitCode).toBe(1);
+      const viaFile = await runSandboxed('exit 1', {
+        policy: await fixture.policy(),
+        env: fixture.env,
+        seccompDelivery: 'file',
+      });
+      expect(viaFile.exitCode).toBe(1);
+    },
+  );
 
   it.skipIf(process.platform !== 'linux')(
     'sandboxCheck reports what works here, and reports (not throws) what does not',
