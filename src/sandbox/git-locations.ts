@@ -119,22 +119,11 @@ export async function findGitLocations(roots: readonly string[], home: string): 
       workTrees.set(root, path.dirname(root));
     }
   }
-  const pending = [...roots];
-  const visited = new Set<string>();
-  while (pending.length > 0) {
-    const directory = pending.pop()!;
-    if (visited.has(directory)) continue;
-    visited.add(directory);
-    let entries: Dirent[];
-    try {
-      entries = await readdir(directory, { withFileTypes: true });
-    } catch {
-      continue;
-    }
+  const scanDirectory = async (directory: string, entries: Dirent[]): Promise<void> => {
     // A bare repository (HEAD, objects/, refs/) anywhere in the tree: a git directory of its own.
     if (directory !== '/' && isBareRepository(entries)) {
       gitDirectories.add(directory);
-      continue;
+      return;
     }
     for (const entry of entries) {
       const full = path.join(directory, entry.name);
@@ -158,6 +147,20 @@ export async function findGitLocations(roots: readonly string[], home: string): 
         continue;
       }
       if (entry.isDirectory()) pending.push(full);
+    }
+  };
+  const pending = [...roots];
+  const visited = new Set<string>();
+  while (pending.length > 0) {
+    // Read up to 32 directories at once; the walk is I/O bound.
+    const batch = pending.splice(-32).filter((directory) => !visited.has(directory));
+    for (const directory of batch) visited.add(directory);
+    const listings = await Promise.all(
+      batch.map((directory) => readdir(directory, { withFileTypes: true }).catch(() => undefined)),
+    );
+    for (const [index, directory] of batch.entries()) {
+      const entries = listings[index];
+      if (entries !== undefined) await scanDirectory(directory, entries);
     }
   }
   // Git directories kept inside others: linked worktrees (worktrees/*) and submodules (modules/**).

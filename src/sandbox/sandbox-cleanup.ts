@@ -97,14 +97,14 @@ export async function cleanupAfterRun(options: CleanupAfterRunOptions): Promise<
   };
   const { plan } = options;
   if (options.removeStubs) {
-    let inUse = new Set<string>();
-    if (options.stubRegistry !== undefined) {
-      await rm(options.stubRegistry, { force: true });
-      inUse = await stubsInUse(options.stubRegistry);
-    }
     const missing = plan.protectedEntries
       .filter((entry) => !entry.exists)
       .sort((left, right) => right.path.length - left.path.length);
+    let inUse = new Set<string>();
+    if (options.stubRegistry !== undefined) {
+      await rm(options.stubRegistry, { force: true });
+      if (missing.length > 0) inUse = await stubsInUse(options.stubRegistry);
+    }
     for (const entry of missing) {
       if (inUse.has(entry.path))
         report.keptStubs.push({ path: entry.path, reason: 'in use by another sandboxed command' });

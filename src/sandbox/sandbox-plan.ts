@@ -120,9 +120,8 @@ export async function buildSandboxPlan(policy: SandboxPolicy): Promise<SandboxPl
   }
   for (const hooksPath of git.hooksPaths) candidates.push(await makeEntry(hooksPath, 'directory', 'hooks'));
   if (writable.some((root) => isSameOrInside(root, policy.homeDirectory))) {
-    for (const name of HOME_PROTECTED_FILES) {
-      candidates.push(await makeEntry(path.join(policy.homeDirectory, name), 'file', 'home-rc'));
-    }
+    const homeFiles = HOME_PROTECTED_FILES.map((name) => path.join(policy.homeDirectory, name));
+    candidates.push(...(await Promise.all(homeFiles.map((file) => makeEntry(file, 'file', 'home-rc')))));
   }
   candidates.push(await makeEntry(policy.safeturnHome, 'directory', 'safeturn-home'));
   const configEntry = await makeEntry(path.join(policy.workspace, CONFIG_FILE_NAME), 'file', 'config');
@@ -146,9 +145,10 @@ export async function buildSandboxPlan(policy: SandboxPolicy): Promise<SandboxPl
     if (!covered) protectedEntries.push(entry);
   }
 
+  const denyKinds = await Promise.all(policy.denyRead.map((denied) => kindOf(denied)));
   const denyEntries: DenyEntry[] = [];
-  for (const denied of policy.denyRead) {
-    const kind = await kindOf(denied);
+  for (const [index, denied] of policy.denyRead.entries()) {
+    const kind = denyKinds[index];
     if (kind !== undefined) denyEntries.push({ path: await realpath(denied), kind });
   }
   return {

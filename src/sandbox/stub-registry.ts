@@ -46,7 +46,11 @@ async function readSiblingRegistries(parent: string, ownRoot: string): Promise<R
  * @returns the registration file, for {@link stubsInUse} at cleanup.
  */
 export async function registerStubs(temporaryRoot: string, plan: SandboxPlan): Promise<string> {
-  const siblings = await readSiblingRegistries(path.dirname(temporaryRoot), temporaryRoot);
+  // Nothing to share when nothing is protected (no .git, HOME outside the writable roots).
+  const siblings =
+    plan.protectedEntries.length === 0
+      ? []
+      : await readSiblingRegistries(path.dirname(temporaryRoot), temporaryRoot);
   for (const entry of plan.protectedEntries) {
     const sibling = siblings.find((stub) => stub.path === entry.path);
     if (entry.exists && sibling !== undefined) {
