@@ -144,8 +144,11 @@ describe.skipIf(!linux)('legit actions work inside the sandbox (bwrap; Linux onl
   it('a workspace under the host /tmp works (the private /tmp re-exposes it and HOME)', async () => {
     fixture = await makeFixture({ support, parent: '/tmp' });
     await writeFile(path.join(fixture.home, '.gitconfig'), '[user]\n\tname = FromHome\n');
+    await mkdir(path.join(fixture.home, '.ssh'));
+    await writeFile(path.join(fixture.home, '.ssh', 'id_rsa'), 'FAKE-KEY');
+    await writeFile(path.join(fixture.home, '.netrc'), 'FAKE-NETRC');
     const result = await fixture.run(
-      'echo ok > made.txt && git config --global user.name && ls /tmp | wc -l',
+      'echo ok > made.txt && git config --global user.name && ls /tmp | wc -l; cat ~/.ssh/id_rsa ~/.netrc; exit 0',
     );
     expect(result.stdout).toBe('FromHome\n1\n');
     expect(await readFile(path.join(fixture.workspace, 'made.txt'), 'utf8')).toBe('ok\n');
