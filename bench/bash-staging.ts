@@ -41,7 +41,12 @@ export async function runBench(context: BenchContext): Promise<BenchRow[]> {
     scanTimes.push(performance.now() - started);
   }
   const scanMs = median(scanTimes);
-  const scanning = await createSession({ workspace, home: path.join(context.scratch, 'home'), sessionId: 'bench-bash-scan', watchFiles: false });
+  const scanning = await createSession({
+    workspace,
+    home: path.join(context.scratch, 'home'),
+    sessionId: 'bench-bash-scan',
+    watchFiles: false,
+  });
   await scanning.beginTurn({ label: 'full scans' });
   await scanning.staging.finish(await scanning.staging.stage(workspace), scanning.checkpoints, 't1');
   const fullTimes: number[] = [];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, rename, rm, rmdir, symlink, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rename, rm, rmdir, stat, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { mapConcurrent } from '../core/map-concurrent.js';
@@ -62,6 +62,13 @@ export interface RestorePlan {
   report: RestoreReport;
 }
 
+async function isDirectory(directory: string): Promise<boolean> {
+  return stat(directory).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
+}
+
 /** How many paths a restore reads or writes at once. */
 const RESTORE_CONCURRENCY = 16;
 
@@ -108,6 +115,10 @@ export async function planRestore(
   const outcomes = await mapConcurrent(items, RESTORE_CONCURRENCY, async (item): Promise<Outcome> => {
     if (item.target.kind === 'skipped')
       return { kind: 'skipped', value: { path: item.path, reason: item.target.reason } };
+    if (!(await isDirectory(item.root))) {
+      // A worktree merged or discarded since: nothing is there to restore.
+      return { kind: 'skipped', value: { path: `${item.root}/${item.path}`, reason: 'root-removed' } };
+    }
     let absolute: string;
     try {
       absolute = await resolveRecordedPath(item.root, item.path);

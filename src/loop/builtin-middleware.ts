@@ -92,3 +92,37 @@ export const bashStagingMiddleware: ToolMiddleware = {
     });
   },
 };
+
+/**
+ * The sandbox as middleware (first in the chain): a write, edit or apply_patch to a path the
+ * policy does not let bash write is refused (`SANDBOX_POLICY`); a `bash` call gets
+ * `context.prepareCommand`, which wraps its argv for bubblewrap or Seatbelt. Without a policy it
+ * does nothing. It never runs a command outside the sandbox.
+ */
+export const sandboxMiddleware: ToolMiddleware = {
+  name: 'sandbox',
+  async beforeCall(call) {
+    const sandbox = call.session.sandbox;
+    if (!sandbox) return undefined;
+    if (call.kind === 'bash') {
+      const root = call.context.root;
+      call.context.prepareCommand = (argv) => sandbox.prepare(argv, root);
+      return undefined;
+    }
+    if (!isWriteKind(call.kind)) return undefined;
+    for (const target of call.paths) {
+      const verdict = await sandbox.checkWrite(target.root, target.absolute);
+      if (!verdict.allowed) {
+        return {
+          ok: false,
+          error: {
+            code: 'SANDBOX_POLICY',
+            message: verdict.message,
+            data: { path: target.relative, reason: verdict.reason },
+          },
+        };
+      }
+    }
+    return undefined;
+  },
+};

@@ -27,7 +27,7 @@ export interface ToolCall {
  * `beforeCall` hooks in array order (the first to return a {@link ToolFailure} stops the call,
  * nothing is written), then `wrapExecute` hooks nested with the first outermost, then the tool,
  * then `afterCall` hooks in reverse array order (they also run when the tool threw).
- * The built-in chain is: guard, checkpoint, then the host's own middleware.
+ * The built-in chain is: sandbox, guard, checkpoint, bash staging, then the host's own middleware.
  */
 export interface ToolMiddleware {
   /** Name shown in errors. */

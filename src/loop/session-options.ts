@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SandboxPolicyInput } from '../sandbox/policy-schema.js';
 
 /** Session ids: `[A-Za-z0-9._-]{1,200}`, not starting with `_` (DESIGN.md). */
 export const sessionIdSchema = z
@@ -31,6 +32,14 @@ export interface CreateSessionOptions {
    * O(changed paths) instead of a full stat scan (Linux only; elsewhere every call scans). @default true
    */
   watchFiles?: boolean;
+  /**
+   * Run `bash` tools under the sandbox with this policy (merged over the `sandbox` section of the
+   * config file). `true`: the config file's policy, else the defaults (workspace-write, network off).
+   * `false`: no sandbox. @default the config file's `sandbox` section when it has one, else no sandbox
+   */
+  sandbox?: SandboxPolicyInput | boolean;
+  /** An explicit config file (CI). An invalid file is an error, never replaced by defaults. @default <workspace>/safeturn.config.json */
+  configPath?: string;
   /** Clock, for tests. @default () => new Date() */
   now?: () => Date;
   /** Environment to read SAFETURN_HOME/HOME from. @default process.env */

@@ -20,6 +20,8 @@ import { KeyedQueue } from '../core/keyed-queue.js';
 import { resolveInRoot } from '../core/paths.js';
 import { UsageError } from '../errors/usage-error.js';
 import { type GuardVerdict, ReadGuard } from '../guard/read-guard.js';
+import type { WorktreeManager } from '../worktree/types.js';
+import { createWorktreeManager } from '../worktree/worktree-manager.js';
 import {
   type BeginTurnOptions,
   type CreateSessionOptions,
@@ -27,6 +29,7 @@ import {
   sessionIdSchema,
   type TurnSummary,
 } from './session-options.js';
+import { SessionSandbox } from './session-sandbox.js';
 
 /** Hooks other layers attach to a session (shadow git on turn end, etc.). */
 export interface SessionListener {
@@ -59,6 +62,9 @@ export class Session {
   readonly journal: Journal;
   /** Bash coverage: stage before a shell call, diff after. */
   readonly staging: BashStaging;
+  /** The sandbox bash calls run under (and write tools obey), when the session has a policy. */
+  readonly sandbox: SessionSandbox | undefined;
+  #worktrees: WorktreeManager | undefined;
   /** Serialises writes per path (`root NUL path`). */
   readonly pathQueue = new KeyedQueue();
   readonly #log: TurnLog;
@@ -81,6 +87,7 @@ export class Session {
     now: () => Date;
     skipDirectories?: readonly string[];
     watchFiles?: boolean;
+    sandbox?: SessionSandbox;
   }) {
     this.id = parts.id;
     this.workspace = parts.workspace;
@@ -128,6 +135,32 @@ export class Session {
       ...(parts.skipDirectories ? { skipDirectories: parts.skipDirectories } : {}),
       ...(parts.watchFiles === undefined ? {} : { watch: parts.watchFiles }),
     });
+    this.sandbox = parts.sandbox;
+  }
+
+  /**
+   * The session's worktree manager: `create` / `merge` / `discard` / `list` / `doctor`. Merges write
+   * through the checkpoint layer, so one rewind undoes a merge; while a worktree is active the tools
+   * resolve paths inside it.
+   */
+  get worktrees(): WorktreeManager {
+    this.#worktrees ??= createWorktreeManager({
+      workspace: this.workspace,
+      home: this.home,
+      sessionId: this.id,
+      beforeWrite: async (root, paths) => {
+        for (const relative of paths) await this.checkpoints.capture(root, relative);
+      },
+      afterWrite: async (root, paths) => {
+        for (const relative of paths) {
+          await this.checkpoints.recordPost(root, relative);
+          const key = pathKey(root, relative);
+          if (this.guard.baseline(key)) await this.guard.refresh(key, path.join(root, relative));
+        }
+      },
+      setActiveRoot: (root) => this.setActiveRoot(root),
+    });
+    return this.#worktrees;
   }
 
   #track(promise: Promise<unknown>): void {
@@ -490,6 +523,7 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
       `${JSON.stringify({ workspace, createdAt: now().toISOString() }, null, 2)}\n`,
     );
   }
+  const sandbox = await openSandbox(options, workspace, home);
   const journal = new Journal(path.join(projectDir, 'sessions', id, 'journal.jsonl'));
   const { records } = await journal.read();
   const log = new TurnLog(workspace);
@@ -505,6 +539,7 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
     now,
     ...(options.skipDirectories ? { skipDirectories: options.skipDirectories } : {}),
     ...(options.watchFiles === undefined ? {} : { watchFiles: options.watchFiles }),
+    ...(sandbox ? { sandbox } : {}),
   });
   if (records.length === 0) {
     await journal.append({ type: 'session', v: 1, sessionId: id, workspace, at: now().toISOString() });
@@ -526,4 +561,31 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
     await journal.append(record);
   }
   return session;
+}
+
+async function openSandbox(
+  options: CreateSessionOptions,
+  workspace: string,
+  home: string,
+): Promise<SessionSandbox | undefined> {
+  if (options.sandbox === false) return undefined;
+  if (options.sandbox === undefined && options.configPath === undefined) {
+    const text = await readFile(path.join(workspace, 'safeturn.config.json'), 'utf8').catch(() => undefined);
+    let hasSection = false;
+    try {
+      hasSection =
+        text !== undefined && typeof JSON.parse(text) === 'object' && JSON.parse(text)?.sandbox !== undefined;
+    } catch {
+      // An unparsable config file: let resolvePolicy name the problem.
+      hasSection = true;
+    }
+    if (!hasSection) return undefined;
+  }
+  return SessionSandbox.open({
+    workspace,
+    home,
+    input: typeof options.sandbox === 'object' ? options.sandbox : undefined,
+    ...(options.configPath ? { configPath: options.configPath } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
 }

@@ -17,6 +17,21 @@ export interface ToolContext {
   /** Id of the tool call, when the host has one. */
   toolCallId?: string;
   abortSignal?: AbortSignal;
+  /**
+   * Set by `wrapTools()` for `bash` tools when the session has a sandbox policy: turns the argv a
+   * shell tool is about to spawn into the sandboxed command (`{ file, args, env, cleanup }`).
+   * A shell tool must spawn what this returns, never the raw argv.
+   */
+  prepareCommand?: (argv: string[]) => Promise<PreparedCommand>;
+}
+
+/** A command ready to spawn with execa: argv arrays, never a shell string. */
+export interface PreparedCommand {
+  file: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  /** Called after the process ended (removes sandbox mount stubs and temp dirs); its result is reported. */
+  cleanup?: () => Promise<unknown>;
 }
 
 /**

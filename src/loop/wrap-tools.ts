@@ -5,6 +5,7 @@ import {
   checkpointMiddleware,
   guardMiddleware,
   isWriteKind,
+  sandboxMiddleware,
 } from './builtin-middleware.js';
 import type { CallPath, ToolCall, ToolMiddleware } from './middleware.js';
 import type { Session } from './session.js';
@@ -97,7 +98,13 @@ export function wrapTools<Tools extends Record<string, AnyTool>>(
   options: WrapToolsOptions<Tools>,
 ): { [Name in keyof Tools]: WrappedTool<Tools[Name]> } {
   const { session } = options;
-  const chain = [guardMiddleware, checkpointMiddleware, bashStagingMiddleware, ...(options.middleware ?? [])];
+  const chain = [
+    sandboxMiddleware,
+    guardMiddleware,
+    checkpointMiddleware,
+    bashStagingMiddleware,
+    ...(options.middleware ?? []),
+  ];
   const wrapped: Record<string, AnyTool> = {};
   for (const [name, tool] of Object.entries(options.tools)) {
     const binding = options.bindings?.[name as keyof Tools];

@@ -25,6 +25,8 @@ export interface BashData {
   durationMs: number;
   stdout: string;
   stderr: string;
+  /** The sandbox's cleanup report (removed hooks, mount stubs), when the command ran sandboxed. */
+  sandbox?: unknown;
 }
 
 /** Options of {@link createBashTool}. */
@@ -59,9 +61,11 @@ export function createBashTool(options: BashToolOptions = {}): SafeturnTool<Bash
       const argv = ['bash', '-lc', input.command];
       let prepared: PreparedCommand;
       try {
-        prepared = options.prepare
-          ? await options.prepare(argv, context)
-          : { file: argv[0]!, args: argv.slice(1) };
+        prepared = context.prepareCommand
+          ? await context.prepareCommand(argv)
+          : options.prepare
+            ? await options.prepare(argv, context)
+            : { file: argv[0]!, args: argv.slice(1) };
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         return failWith(typeof code === 'string' ? code : 'TOOL_FAILED', (error as Error).message);
@@ -95,6 +99,7 @@ export function createBashTool(options: BashToolOptions = {}): SafeturnTool<Bash
           durationMs: outcome.durationMs,
           stdout,
           stderr,
+          ...(outcome.cleanup === undefined ? {} : { sandbox: outcome.cleanup }),
         },
       };
     },

@@ -1,13 +1,8 @@
 import { execa } from 'execa';
 
-/** A command prepared for spawning: an argv array, never a shell string (see the sandbox's `wrapCommand`). */
-export interface PreparedCommand {
-  file: string;
-  args: string[];
-  env?: NodeJS.ProcessEnv;
-  /** Called after the process ended (removes sandbox mount stubs, temp dirs). */
-  cleanup?: () => Promise<unknown>;
-}
+import type { PreparedCommand } from '../../loop/tool-types.js';
+
+export type { PreparedCommand };
 
 /** Options of {@link runCommand}. */
 export interface RunCommandOptions {
@@ -29,6 +24,8 @@ export interface CommandOutcome {
   timedOut: boolean;
   aborted: boolean;
   durationMs: number;
+  /** What the command's `cleanup()` returned (the sandbox's cleanup report). */
+  cleanup?: unknown;
 }
 
 /**
@@ -76,9 +73,10 @@ export async function runCommand(
   };
   options.abortSignal?.addEventListener('abort', onAbort, { once: true });
   if (options.abortSignal?.aborted) onAbort();
+  let outcome: CommandOutcome;
   try {
     const result = await child;
-    return {
+    outcome = {
       exitCode: result.exitCode,
       signal: result.signal ?? undefined,
       stdout: String(result.stdout ?? ''),
@@ -93,6 +91,7 @@ export async function runCommand(
     options.abortSignal?.removeEventListener('abort', onAbort);
     // Leftovers of the group (background jobs) go too.
     killGroup('SIGKILL');
-    await command.cleanup?.();
   }
+  if (command.cleanup) outcome.cleanup = await command.cleanup();
+  return outcome;
 }
