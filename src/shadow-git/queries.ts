@@ -1,0 +1,191 @@
+import git from 'isomorphic-git';
+import { UsageError } from '../errors/usage-error.js';
+import type { SkippedPath } from './commit-message.js';
+import { allCommits, type HistoryCommit, readHistoryCommit, sessionCommits } from './history.js';
+import { readSkippedTurns } from './skipped-turns.js';
+import { diffTrees, lookupBlob } from './tree-diff.js';
+import type { TreeStore } from './tree-edit.js';
+
+/** A turn: its commit id (4 to 40 hex), or the session and turn ids. */
+export type TurnReference = string | { sessionId: string; turnId: string | number };
+
+/** One entry of {@link ShadowRepo.log}, newest first. */
+export interface ShadowLogEntry {
+  /** `turn`: a committed turn; `baseline`: the first commit; `skipped`: a turn not committed (rule A). */
+  kind: 'turn' | 'baseline' | 'skipped';
+  sessionId?: string;
+  turnId?: string;
+  label: string;
+  /** The commit; absent for a skipped turn. */
+  commitId?: string;
+  /** The commit's parent, when it has one. */
+  parentId?: string;
+  time: Date;
+  /** Paths the commit changed (vs its parent), sorted; empty for the baseline and skipped turns. */
+  changedPaths: string[];
+  /** Changed paths the commit could not store, with the reason (too large, not a file, …). */
+  skippedPaths: SkippedPath[];
+  /** Why a skipped turn was skipped. */
+  reason?: string;
+}
+
+/** A file as stored in a turn's commit. */
+export interface ShadowFileEntry {
+  /** File bytes; for a symlink, the link target. */
+  bytes: Uint8Array;
+  /** Git mode: `0o100644`, `0o100755` or `0o120000`. */
+  mode: number;
+  isSymlink: boolean;
+  executable: boolean;
+}
+
+/**
+ * Resolves a turn reference to its commit.
+ *
+ * @throws UsageError `NO_SUCH_TURN` when no commit matches.
+ */
+export async function resolveTurnCommit(
+  store: TreeStore,
+  reference: string | { sessionId: string; turnId: string },
+): Promise<HistoryCommit> {
+  if (typeof reference === 'string') {
+    let commit: HistoryCommit | undefined;
+    try {
+      const oid = await git.expandOid({
+        fs: store.fs,
+        gitdir: store.gitdir,
+        oid: reference,
+        cache: store.cache,
+      });
+      commit = await readHistoryCommit(store, oid);
+    } catch {
+      commit = undefined;
+    }
+    if (commit === undefined) {
+      throw new UsageError('NO_SUCH_TURN', `No shadow commit ${reference}.`, {
+        data: { commitId: reference },
+      });
+    }
+    return commit;
+  }
+  for await (const commit of sessionCommits(store, reference.sessionId)) {
+    if (commit.info.turnId === reference.turnId) return commit;
+  }
+  throw new UsageError(
+    'NO_SUCH_TURN',
+    `Session ${reference.sessionId} has no committed turn ${reference.turnId}.`,
+    {
+      data: { sessionId: reference.sessionId, turnId: reference.turnId },
+    },
+  );
+}
+
+async function parentTree(store: TreeStore, commit: HistoryCommit): Promise<string | undefined> {
+  if (commit.parent === undefined) return undefined;
+  return (
+    await git.readCommit({ fs: store.fs, gitdir: store.gitdir, oid: commit.parent, cache: store.cache })
+  ).commit.tree;
+}
+
+/** The paths a commit changed relative to its first parent. */
+export async function changedPaths(store: TreeStore, commit: HistoryCommit): Promise<string[]> {
+  return (await diffTrees(store, await parentTree(store, commit), commit.tree)).map((delta) => delta.path);
+}
+
+function touches(paths: string[], filter: string): boolean {
+  return paths.some((candidate) => candidate === filter || candidate.startsWith(`${filter}/`));
+}
+
+/** Options of {@link queryLog}. */
+export interface LogQuery {
+  session?: string | undefined;
+  path?: string | undefined;
+  limit: number;
+  skippedFile: string;
+}
+
+/** See {@link ShadowRepo.log}. */
+export async function queryLog(store: TreeStore, query: LogQuery): Promise<ShadowLogEntry[]> {
+  const commits: HistoryCommit[] = [];
+  if (query.session === undefined) commits.push(...(await allCommits(store)));
+  else for await (const commit of sessionCommits(store, query.session)) commits.push(commit);
+  const candidates: Array<{ timeMs: number; order: number; commit?: HistoryCommit; entry?: ShadowLogEntry }> =
+    [];
+  commits.forEach((commit, order) => {
+    candidates.push({ timeMs: commit.info.timeMs, order, commit });
+  });
+  if (query.path === undefined) {
+    for (const skipped of await readSkippedTurns(query.skippedFile)) {
+      if (query.session !== undefined && skipped.sessionId !== query.session) continue;
+      candidates.push({
+        timeMs: skipped.timeMs,
+        order: -1,
+        entry: {
+          kind: 'skipped',
+          sessionId: skipped.sessionId,
+          turnId: skipped.turnId,
+          label: skipped.label,
+          time: new Date(skipped.timeMs),
+          changedPaths: [],
+          skippedPaths: [],
+          reason: skipped.reason,
+        },
+      });
+    }
+  }
+  // Newest first; within one chain (equal times) the walk order is already newest first.
+  candidates.sort((left, right) => right.timeMs - left.timeMs || left.order - right.order);
+  const entries: ShadowLogEntry[] = [];
+  for (const candidate of candidates) {
+    if (entries.length >= query.limit) break;
+    if (candidate.entry) {
+      entries.push(candidate.entry);
+      continue;
+    }
+    const commit = candidate.commit!;
+    const { info } = commit;
+    let paths: string[] = [];
+    if (info.kind === 'turn') {
+      paths = await changedPaths(store, commit);
+      if (query.path !== undefined && !touches(paths, query.path)) continue;
+    } else if (query.path !== undefined && (await lookupBlob(store, commit.tree, query.path)) === undefined)
+      continue;
+    entries.push({
+      kind: info.kind,
+      ...(info.sessionId === undefined ? {} : { sessionId: info.sessionId }),
+      ...(info.turnId === undefined ? {} : { turnId: info.turnId }),
+      label: info.label,
+      commitId: commit.oid,
+      ...(commit.parent === undefined ? {} : { parentId: commit.parent }),
+      time: new Date(info.timeMs),
+      changedPaths: paths,
+      skippedPaths: info.skipped,
+    });
+  }
+  return entries;
+}
+
+/** See {@link ShadowRepo.diff}: the deltas between two commits, or a commit and its parent. */
+export async function turnDeltas(store: TreeStore, from: HistoryCommit, to: HistoryCommit | undefined) {
+  return to === undefined
+    ? diffTrees(store, await parentTree(store, from), from.tree)
+    : diffTrees(store, from.tree, to.tree);
+}
+
+/** See {@link ShadowRepo.showEntry}. */
+export async function readEntry(
+  store: TreeStore,
+  commit: HistoryCommit,
+  filePath: string,
+): Promise<ShadowFileEntry | undefined> {
+  const blob = await lookupBlob(store, commit.tree, filePath);
+  if (blob === undefined) return undefined;
+  const { blob: bytes } = await git.readBlob({
+    fs: store.fs,
+    gitdir: store.gitdir,
+    oid: blob.oid,
+    cache: store.cache,
+  });
+  const mode = Number.parseInt(blob.mode, 8);
+  return { bytes, mode, isSymlink: blob.mode === '120000', executable: blob.mode === '100755' };
+}
