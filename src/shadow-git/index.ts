@@ -3,6 +3,7 @@ export type { ShadowGitCommand, ShadowGitCommandOptions } from './git-command.js
 export { shadowGitCommand } from './git-command.js';
 export type { OpenShadowRepoOptions } from './open-options.js';
 export { defaultMaxFileBytes, openShadowRepoOptionsSchema } from './open-options.js';
+export { openShadowRepo } from './open-shadow-repo.js';
 export type { ShadowFileEntry, ShadowLogEntry, TurnReference } from './queries.js';
 export { baselineRef, latestRef, sessionRef } from './refs.js';
 export type { RepairReport } from './repair.js';
@@ -15,7 +16,7 @@ export type {
   QueuedCommit,
   RecordSkippedInput,
 } from './shadow-repo.js';
-export { openShadowRepo, ShadowRepo } from './shadow-repo.js';
+export { ShadowRepo } from './shadow-repo.js';
 export type { ShadowDiffQuery, ShadowLogQuery, ShadowShowQuery } from './shadow-repo-queries.js';
 export { ShadowRepoQueries } from './shadow-repo-queries.js';
 export type { SkipReason } from './workspace-state.js';

@@ -20,7 +20,7 @@ export const openShadowRepoOptionsSchema = z.object({
     )
     .optional()
     .describe(
-      'Workspace-relative POSIX paths of the covered files; when given and no baseline exists yet, one is queued.',
+      'Workspace-relative POSIX paths of the covered files; when given and no baseline exists yet, it is committed before open returns.',
     ),
   baselineLabel: z.string().max(10_000).default('baseline').describe('Label of the baseline commit.'),
   now: z

@@ -1,22 +1,13 @@
-import { realpath, stat } from 'node:fs/promises';
 import PQueue from 'p-queue';
-import { projectId, resolveHome } from '../core/home.js';
+import { projectId } from '../core/home.js';
 import { assertNormalRelative } from '../core/paths.js';
 import { SafeturnError } from '../errors/safeturn-error.js';
-import { UsageError } from '../errors/usage-error.js';
 import type { SkippedPath } from './commit-message.js';
 import { type CommitContext, landBaseline, landRecord, snapshotPaths } from './commit-writer.js';
-import { createGitFileSystem } from './git-fs.js';
 import { commitTurnInputSchema, parseInput, recordSkippedInputSchema } from './input-schemas.js';
-import { type OpenShadowRepoOptions, openShadowRepoOptionsSchema } from './open-options.js';
 import { currentOwner, newRecordId, type PendingRecord, writePendingRecord } from './pending-records.js';
 import { type RepairReport, repairRepository } from './repair.js';
-import {
-  ensureStateDirectories,
-  initialiseRepository,
-  type RepositoryLayout,
-  repositoryLayout,
-} from './repository-layout.js';
+import type { RepositoryLayout } from './repository-layout.js';
 import { withRepositoryLock } from './repository-lock.js';
 import { ShadowGitError } from './shadow-git-error.js';
 import { ShadowRepoQueries } from './shadow-repo-queries.js';
@@ -297,59 +288,4 @@ export class ShadowRepo extends ShadowRepoQueries {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-}
-
-/**
- * Opens (creating on first use) the shadow repository of a workspace at
- * `<home>/projects/<id>/shadow.git`: a bare git directory with a private config, separate from the
- * workspace (whose own `.git`, if any, is never opened). Repairs what a killed process left, and
- * queues the baseline when `baselinePaths` is given and there is none yet.
- *
- * @param options - see {@link OpenShadowRepoOptions}; `workspace` is required.
- * @returns a {@link ShadowRepo}; `openRepair` tells what was repaired.
- * @throws UsageError `INVALID_INPUT` (bad options, workspace not a directory); StoreError `LOCK_TIMEOUT`.
- * @example
- * ```ts
- * await using repo = await openShadowRepo({ workspace: '/work/app', baselinePaths: scannedPaths });
- * await repo.commitTurn({ sessionId: 's1', turnId: 1, label: 'add readme', paths: ['README.md'] });
- * console.log(await repo.log({ limit: 10 }));
- * ```
- */
-export async function openShadowRepo(options: OpenShadowRepoOptions): Promise<ShadowRepo> {
-  const settings = parseInput(openShadowRepoOptionsSchema, options, 'openShadowRepo options');
-  let workspace: string;
-  try {
-    workspace = await realpath(settings.workspace);
-    if (!(await stat(workspace)).isDirectory()) throw new Error('not a directory');
-  } catch (error) {
-    throw new UsageError('INVALID_INPUT', `The workspace ${settings.workspace} is not a directory.`, {
-      data: { workspace: settings.workspace },
-      cause: error,
-    });
-  }
-  const layout = repositoryLayout(resolveHome(settings.home), workspace);
-  const fileSystem = createGitFileSystem();
-  const context: CommitContext = {
-    fs: fileSystem,
-    gitdir: layout.gitdir,
-    cache: {},
-    workspace,
-    pendingDir: layout.pendingDir,
-    maxFileBytes: settings.maxFileBytes,
-  };
-  await ensureStateDirectories(layout);
-  await withRepositoryLock(
-    {
-      lockFile: layout.lockFile,
-      timeoutMs: settings.lockTimeoutMs,
-      purpose: 'open',
-      abortSignal: settings.abortSignal,
-    },
-    () => initialiseRepository(layout, workspace, fileSystem),
-  );
-  const repo = new ShadowRepo(layout, context, settings);
-  repo.openRepair = await repo.repair(settings.abortSignal ? { abortSignal: settings.abortSignal } : {});
-  if (settings.baselinePaths !== undefined)
-    void repo.ensureBaseline({ paths: settings.baselinePaths, label: settings.baselineLabel });
-  return repo;
 }
