@@ -1,17 +1,14 @@
-import git from 'isomorphic-git';
 import { formatCommitMessage, parseCommitMessage, type SkippedPath } from './commit-message.js';
-import type { GitFileSystem } from './git-fs.js';
+import { readCommitObject } from './object-reader.js';
+import { writeCommitObject, writeObject } from './object-writer.js';
 import { type PendingRecord, pendingRecordExists, removePendingRecord } from './pending-records.js';
-import { baselineRef, latestRef, readRef, sessionRef, updateRef } from './refs.js';
+import { baselineRef, listSafeturnRefs, readRef, sessionRef, updateRef } from './refs.js';
 import { shadowAuthor } from './repository-layout.js';
-import { applyTreeChanges, type TreeChange } from './tree-edit.js';
+import { applyTreeChanges, type TreeChange, type TreeStore } from './tree-edit.js';
 import { readPathState } from './workspace-state.js';
 
 /** What the commit steps need to reach the repository. */
-export interface CommitContext {
-  fs: GitFileSystem;
-  gitdir: string;
-  cache: object;
+export interface CommitContext extends TreeStore {
   workspace: string;
   pendingDir: string;
   maxFileBytes: number;
@@ -69,7 +66,7 @@ export async function snapshotPaths(
     });
     switch (state.kind) {
       case 'file': {
-        const oid = await git.writeBlob({ fs: context.fs, gitdir: context.gitdir, blob: state.bytes });
+        const oid = await writeObject(context, 'blob', state.bytes);
         snapshot.changes.push({
           path: relative,
           operation: { kind: 'set', oid, mode: state.executable ? '100755' : '100644' },
@@ -77,7 +74,7 @@ export async function snapshotPaths(
         return;
       }
       case 'symlink': {
-        const oid = await git.writeBlob({ fs: context.fs, gitdir: context.gitdir, blob: state.target });
+        const oid = await writeObject(context, 'blob', state.target);
         snapshot.changes.push({ path: relative, operation: { kind: 'set', oid, mode: '120000' } });
         return;
       }
@@ -101,8 +98,7 @@ export async function snapshotPaths(
 
 async function treeOf(context: CommitContext, commit: string | undefined): Promise<string | undefined> {
   if (commit === undefined) return undefined;
-  return (await git.readCommit({ fs: context.fs, gitdir: context.gitdir, oid: commit, cache: context.cache }))
-    .commit.tree;
+  return (await readCommitObject(context, commit)).tree;
 }
 
 /** Searches a session's chain (newest first, at most `limit` commits) for the commit made from a record. */
@@ -113,18 +109,26 @@ export async function findRecordCommit(
 ): Promise<string | undefined> {
   let oid = await readRef(context.gitdir, sessionRef(record.sessionId));
   for (let index = 0; oid !== undefined && index < limit; index += 1) {
-    const { commit } = await git.readCommit({
-      fs: context.fs,
-      gitdir: context.gitdir,
-      oid,
-      cache: context.cache,
-    });
+    const commit = await readCommitObject(context, oid);
     const info = parseCommitMessage(commit.message);
     if (info?.sessionId !== record.sessionId) return undefined;
     if (info.recordId === record.id) return oid;
     oid = commit.parent[0];
   }
   return undefined;
+}
+
+/** The newest commit any ref points at (by commit time): where a new session's history forks from. */
+async function newestTip(context: CommitContext): Promise<string | undefined> {
+  let newest: { oid: string; timeMs: number } | undefined;
+  for (const name of await listSafeturnRefs(context.gitdir)) {
+    const oid = await readRef(context.gitdir, name);
+    if (oid === undefined) continue;
+    const commit = await readCommitObject(context, oid);
+    const timeMs = parseCommitMessage(commit.message)?.timeMs ?? commit.committer.timestamp * 1000;
+    if (newest === undefined || timeMs >= newest.timeMs) newest = { oid, timeMs };
+  }
+  return newest?.oid;
 }
 
 async function writeCommit(
@@ -134,25 +138,19 @@ async function writeCommit(
   message: string,
   timeMs: number,
 ): Promise<string> {
-  const signature = { ...shadowAuthor, timestamp: Math.floor(timeMs / 1000), timezoneOffset: 0 };
-  return git.writeCommit({
-    fs: context.fs,
-    gitdir: context.gitdir,
-    commit: {
-      message,
-      tree,
-      parent: parent === undefined ? [] : [parent],
-      author: signature,
-      committer: signature,
-    },
+  return writeCommitObject(context, {
+    tree,
+    parents: parent === undefined ? [] : [parent],
+    author: { ...shadowAuthor, timestamp: Math.floor(timeMs / 1000) },
+    message,
   });
 }
 
 /**
  * Lands a pending record (call under the repository lock): its tree is the previous commit's
  * tree with exactly the record's changes, its parent the session's tip (or, for a session's first
- * turn, the newest commit of any session, else the baseline); then the session ref and
- * `_latest` move and the record is removed. Idempotent: a record already landed (the process
+ * turn, the newest tip of any session or the baseline, where its history forks from); then the
+ * session ref moves and the record is removed. Idempotent: a record already landed (the process
  * died after moving the ref) is only removed.
  *
  * @returns the commit id.
@@ -168,8 +166,7 @@ export async function landRecord(context: CommitContext, record: PendingRecord):
     return landed;
   }
   const tip = await readRef(context.gitdir, ref);
-  const parent =
-    tip ?? (await readRef(context.gitdir, latestRef)) ?? (await readRef(context.gitdir, baselineRef));
+  const parent = tip ?? (await newestTip(context));
   const tree = await applyTreeChanges(context, await treeOf(context, parent), record.changes);
   const message = formatCommitMessage({
     kind: 'turn',
@@ -187,15 +184,6 @@ export async function landRecord(context: CommitContext, record: PendingRecord):
     name: ref,
     oid: commit,
     previous: tip,
-    message: reflogMessage,
-    timeMs: record.timeMs,
-  });
-  const latest = await readRef(context.gitdir, latestRef);
-  await updateRef({
-    gitdir: context.gitdir,
-    name: latestRef,
-    oid: commit,
-    previous: latest,
     message: reflogMessage,
     timeMs: record.timeMs,
   });
@@ -228,16 +216,5 @@ export async function landBaseline(
     message: 'commit (initial): baseline',
     timeMs,
   });
-  const latest = await readRef(context.gitdir, latestRef);
-  if (latest === undefined) {
-    await updateRef({
-      gitdir: context.gitdir,
-      name: latestRef,
-      oid: commit,
-      previous: undefined,
-      message: 'commit (initial): baseline',
-      timeMs,
-    });
-  }
   return commit;
 }

@@ -1,6 +1,6 @@
-import git from 'isomorphic-git';
 import { type CommitInfo, parseCommitMessage } from './commit-message.js';
-import { baselineRef, latestRef, listSafeturnRefs, readRef, sessionRef } from './refs.js';
+import { readCommitObject } from './object-reader.js';
+import { baselineRef, listSafeturnRefs, readRef, sessionRef } from './refs.js';
 import type { TreeStore } from './tree-edit.js';
 
 /** A shadow commit read back: ids plus what its message says. */
@@ -13,7 +13,7 @@ export interface HistoryCommit {
 
 /** Reads one commit; undefined when it is not a safeturn commit. */
 export async function readHistoryCommit(store: TreeStore, oid: string): Promise<HistoryCommit | undefined> {
-  const { commit } = await git.readCommit({ fs: store.fs, gitdir: store.gitdir, oid, cache: store.cache });
+  const commit = await readCommitObject(store, oid);
   const info = parseCommitMessage(commit.message);
   return info === undefined ? undefined : { oid, parent: commit.parent[0], tree: commit.tree, info };
 }
@@ -37,7 +37,6 @@ export async function allCommits(store: TreeStore): Promise<HistoryCommit[]> {
   const seen = new Set<string>();
   const commits: HistoryCommit[] = [];
   for (const name of await listSafeturnRefs(store.gitdir)) {
-    if (name === latestRef) continue;
     let oid = await readRef(store.gitdir, name);
     while (oid !== undefined && !seen.has(oid)) {
       seen.add(oid);

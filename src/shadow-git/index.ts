@@ -5,7 +5,7 @@ export type { OpenShadowRepoOptions } from './open-options.js';
 export { defaultMaxFileBytes, openShadowRepoOptionsSchema } from './open-options.js';
 export { openShadowRepo } from './open-shadow-repo.js';
 export type { ShadowFileEntry, ShadowLogEntry, TurnReference } from './queries.js';
-export { baselineRef, latestRef, sessionRef } from './refs.js';
+export { baselineRef, sessionRef } from './refs.js';
 export type { RepairReport } from './repair.js';
 export { ShadowGitError } from './shadow-git-error.js';
 export type {

@@ -45,6 +45,8 @@ export async function openShadowRepo(options: OpenShadowRepoOptions): Promise<Sh
     fs: fileSystem,
     gitdir: layout.gitdir,
     cache: {},
+    parsed: new Map(),
+    known: new Set<string>(),
     workspace,
     pendingDir: layout.pendingDir,
     maxFileBytes: settings.maxFileBytes,

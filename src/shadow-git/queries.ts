@@ -2,6 +2,7 @@ import git from 'isomorphic-git';
 import { UsageError } from '../errors/usage-error.js';
 import type { SkippedPath } from './commit-message.js';
 import { allCommits, type HistoryCommit, readHistoryCommit, sessionCommits } from './history.js';
+import { readBlobBytes, readCommitObject } from './object-reader.js';
 import { readSkippedTurns } from './skipped-turns.js';
 import { diffTrees, lookupBlob } from './tree-diff.js';
 import type { TreeStore } from './tree-edit.js';
@@ -82,9 +83,7 @@ export async function resolveTurnCommit(
 
 async function parentTree(store: TreeStore, commit: HistoryCommit): Promise<string | undefined> {
   if (commit.parent === undefined) return undefined;
-  return (
-    await git.readCommit({ fs: store.fs, gitdir: store.gitdir, oid: commit.parent, cache: store.cache })
-  ).commit.tree;
+  return (await readCommitObject(store, commit.parent)).tree;
 }
 
 /** The paths a commit changed relative to its first parent. */
@@ -180,12 +179,7 @@ export async function readEntry(
 ): Promise<ShadowFileEntry | undefined> {
   const blob = await lookupBlob(store, commit.tree, filePath);
   if (blob === undefined) return undefined;
-  const { blob: bytes } = await git.readBlob({
-    fs: store.fs,
-    gitdir: store.gitdir,
-    oid: blob.oid,
-    cache: store.cache,
-  });
+  const bytes = await readBlobBytes(store, blob.oid);
   const mode = Number.parseInt(blob.mode, 8);
   return { bytes, mode, isSymlink: blob.mode === '120000', executable: blob.mode === '100755' };
 }

@@ -7,8 +7,6 @@ import { shadowAuthor } from './repository-layout.js';
 export const refPrefix = 'refs/safeturn/';
 /** Ref of the baseline commit (a session id never starts with `_`). */
 export const baselineRef = `${refPrefix}_baseline`;
-/** Ref of the newest commit of any session: where a new session's history forks from. */
-export const latestRef = `${refPrefix}_latest`;
 const zeroOid = '0'.repeat(40);
 const oidPattern = /^[0-9a-f]{40}$/;
 

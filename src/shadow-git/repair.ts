@@ -1,7 +1,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import git from 'isomorphic-git';
 import { type CommitContext, landRecord } from './commit-writer.js';
+import { readCommitObject } from './object-reader.js';
 import { listPendingRecords } from './pending-records.js';
 import { inspectRef, listSafeturnRefs, reflogOids, refPrefix, updateRef } from './refs.js';
 
@@ -22,7 +22,7 @@ export interface RepairReport {
 
 async function commitExists(context: CommitContext, oid: string): Promise<boolean> {
   try {
-    await git.readCommit({ fs: context.fs, gitdir: context.gitdir, oid, cache: context.cache });
+    await readCommitObject(context, oid);
     return true;
   } catch {
     return false;

@@ -1,4 +1,5 @@
-import git, { type TreeEntry } from 'isomorphic-git';
+import type { TreeEntry } from 'isomorphic-git';
+import { readTreeEntries } from './object-reader.js';
 import type { TreeStore } from './tree-edit.js';
 
 /** A blob entry of a tree: object id and git mode (`100644`, `100755`, `120000`). */
@@ -17,12 +18,7 @@ export interface FileDelta {
 async function entriesOf(store: TreeStore, tree: string | undefined): Promise<Map<string, TreeEntry>> {
   const entries = new Map<string, TreeEntry>();
   if (tree === undefined) return entries;
-  const { tree: list } = await git.readTree({
-    fs: store.fs,
-    gitdir: store.gitdir,
-    oid: tree,
-    cache: store.cache,
-  });
+  const list = await readTreeEntries(store, tree);
   for (const entry of list) entries.set(entry.path, entry);
   return entries;
 }

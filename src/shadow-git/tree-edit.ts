@@ -1,5 +1,6 @@
-import git, { type TreeEntry } from 'isomorphic-git';
-import type { GitFileSystem } from './git-fs.js';
+import type { TreeEntry } from 'isomorphic-git';
+import { type ObjectSource, readTreeEntries } from './object-reader.js';
+import { type ObjectStore, writeTreeObject } from './object-writer.js';
 
 /** Git file modes safeturn stores. */
 export type BlobMode = '100644' | '100755' | '120000';
@@ -22,12 +23,8 @@ interface EditNode {
   children: Map<string, EditNode>;
 }
 
-/** Where trees are read from and written to. */
-export interface TreeStore {
-  fs: GitFileSystem;
-  gitdir: string;
-  cache: object;
-}
+/** Where trees are read from (isomorphic-git) and written to (the loose-object writer). */
+export interface TreeStore extends ObjectStore, ObjectSource {}
 
 function buildEditTree(changes: Iterable<TreeChange>): EditNode {
   const root: EditNode = { children: new Map() };
@@ -57,12 +54,7 @@ async function rewrite(
 ): Promise<string | undefined> {
   const entries = new Map<string, TreeEntry>();
   if (treeOid !== undefined) {
-    const { tree } = await git.readTree({
-      fs: store.fs,
-      gitdir: store.gitdir,
-      oid: treeOid,
-      cache: store.cache,
-    });
+    const tree = await readTreeEntries(store, treeOid);
     for (const entry of tree) entries.set(entry.path, entry);
   }
   let changed = false;
@@ -93,7 +85,7 @@ async function rewrite(
   }
   if (!changed && treeOid !== undefined) return treeOid;
   if (entries.size === 0) return undefined;
-  return git.writeTree({ fs: store.fs, gitdir: store.gitdir, tree: [...entries.values()] });
+  return writeTreeObject(store, [...entries.values()]);
 }
 
 /**
@@ -113,5 +105,5 @@ export async function applyTreeChanges(
 ): Promise<string> {
   const root = buildEditTree(changes);
   const result = await rewrite(store, baseTree, root);
-  return result ?? git.writeTree({ fs: store.fs, gitdir: store.gitdir, tree: [] });
+  return result ?? writeTreeObject(store, []);
 }

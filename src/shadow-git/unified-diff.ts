@@ -1,5 +1,5 @@
 import { formatPatch, structuredPatch } from 'diff';
-import git from 'isomorphic-git';
+import { readBlobBytes } from './object-reader.js';
 import type { FileDelta } from './tree-diff.js';
 import type { TreeStore } from './tree-edit.js';
 
@@ -10,7 +10,7 @@ async function blobText(
   oid: string | undefined,
 ): Promise<{ bytes: Uint8Array; text: string | undefined }> {
   if (oid === undefined) return { bytes: new Uint8Array(), text: '' };
-  const { blob } = await git.readBlob({ fs: store.fs, gitdir: store.gitdir, oid, cache: store.cache });
+  const blob = await readBlobBytes(store, oid);
   // Like git: a NUL byte in the first 8000 bytes, or bytes that are not UTF-8, make a file binary.
   if (blob.subarray(0, 8000).includes(0)) return { bytes: blob, text: undefined };
   try {
