@@ -26,7 +26,16 @@ async function benchTree(context: BenchContext, minFiles: number): Promise<Bench
   const tree = path.join(context.scratch, `tree-${minFiles}`);
   const fileCount = await context.makeTree(tree, minFiles);
   const files = await listFiles(tree);
-  const gitEnv = ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', '-c', 'commit.gpgsign=false', '-c', 'gc.auto=0'];
+  const gitEnv = [
+    '-c',
+    'user.name=bench',
+    '-c',
+    'user.email=bench@localhost',
+    '-c',
+    'commit.gpgsign=false',
+    '-c',
+    'gc.auto=0',
+  ];
   context.run('git', ['init', '-q'], tree);
   context.run('git', [...gitEnv, 'add', '-A'], tree);
   context.run('git', [...gitEnv, 'commit', '-q', '-m', 'baseline'], tree);
@@ -37,7 +46,13 @@ async function benchTree(context: BenchContext, minFiles: number): Promise<Bench
   const repo = await openShadowRepo({ workspace: tree, home, baselinePaths: files });
   const baselineMs = performance.now() - baselineStart;
   const rows: BenchRow[] = [
-    { group, name: `baseline commit, ${fileCount}-file tree`, value: Math.round(baselineMs), unit: 'ms', note: 'once per workspace' },
+    {
+      group,
+      name: `baseline commit, ${fileCount}-file tree`,
+      value: Math.round(baselineMs),
+      unit: 'ms',
+      note: 'once per workspace',
+    },
   ];
   let turn = 0;
   for (const changed of [4, 50]) {
@@ -49,7 +64,12 @@ async function benchTree(context: BenchContext, minFiles: number): Promise<Bench
       const paths = pick(files, changed, turn);
       for (const relative of paths) await appendFile(path.join(tree, relative), `\n// bench turn ${turn}\n`);
       const start = performance.now();
-      const queued = await repo.commitTurn({ sessionId: 'bench', turnId: turn, label: `bench ${changed}`, paths });
+      const queued = await repo.commitTurn({
+        sessionId: 'bench',
+        turnId: turn,
+        label: `bench ${changed}`,
+        paths,
+      });
       queuedMs.push(performance.now() - start);
       await queued.committed;
       commitMs.push(performance.now() - start);
@@ -97,8 +117,12 @@ export async function runBench(context: BenchContext): Promise<BenchRow[]> {
   const small = await benchTree(context, 5_000);
   const large = await benchTree(context, 50_000);
   const rows = [...small, ...large];
-  const fourSmall = small.find((row) => row.name.startsWith('commitTurn 4 files') && row.name.endsWith('(until committed)'))!;
-  const fourLarge = large.find((row) => row.name.startsWith('commitTurn 4 files') && row.name.endsWith('(until committed)'))!;
+  const fourSmall = small.find(
+    (row) => row.name.startsWith('commitTurn 4 files') && row.name.endsWith('(until committed)'),
+  )!;
+  const fourLarge = large.find(
+    (row) => row.name.startsWith('commitTurn 4 files') && row.name.endsWith('(until committed)'),
+  )!;
   const ratio = fourLarge.value / fourSmall.value;
   rows.push({
     group,
