@@ -17,6 +17,10 @@ export type {
   RecordSkippedInput,
 } from './shadow-repo.js';
 export { ShadowRepo } from './shadow-repo.js';
-export type { ShadowDiffQuery, ShadowLogQuery, ShadowShowQuery } from './shadow-repo-queries.js';
-export { ShadowRepoQueries } from './shadow-repo-queries.js';
+export type {
+  ShadowDiffQuery,
+  ShadowLogQuery,
+  ShadowRepoQueries,
+  ShadowShowQuery,
+} from './shadow-repo-queries.js';
 export type { SkipReason } from './workspace-state.js';

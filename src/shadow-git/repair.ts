@@ -9,7 +9,10 @@ import { inspectRef, listSafeturnRefs, reflogOids, refPrefix, updateRef } from '
 export interface RepairReport {
   /** Refs that were torn or pointed at a missing commit, and what became of them. */
   refs: Array<{ ref: string; action: 'restored-from-reflog' | 'removed'; oid?: string }>;
-  /** Pending commits (queued by a process that died, or failed earlier) that were landed now. */
+  /**
+   * Pending commits (queued by a process that died, or that failed earlier) landed now, or found
+   * already landed (the process died after moving the ref) and only removed.
+   */
   replayed: Array<{ sessionId: string; turnId: string; commitId: string }>;
   /** Pending-record files that could not be parsed, renamed to `<name>.corrupt`. */
   corruptRecords: string[];
