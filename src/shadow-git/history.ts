@@ -32,21 +32,39 @@ export async function* sessionCommits(store: TreeStore, sessionId: string): Asyn
   }
 }
 
-/** Every safeturn commit reachable from `refs/safeturn/*` (first parents), each once, unordered. */
-export async function allCommits(store: TreeStore): Promise<HistoryCommit[]> {
+/**
+ * Every safeturn commit reachable from `refs/safeturn/*` (first parents), each once, newest first:
+ * a lazy merge of the refs' histories by commit time, so a query with a limit reads only about
+ * `limit` commits.
+ */
+export async function* newestFirst(store: TreeStore): AsyncGenerator<HistoryCommit> {
   const seen = new Set<string>();
-  const commits: HistoryCommit[] = [];
+  const heads: HistoryCommit[] = [];
   for (const name of await listSafeturnRefs(store.gitdir)) {
-    let oid = await readRef(store.gitdir, name);
-    while (oid !== undefined && !seen.has(oid)) {
-      seen.add(oid);
-      const commit = await readHistoryCommit(store, oid);
-      if (commit === undefined) break;
-      commits.push(commit);
-      oid = commit.parent;
-    }
+    const oid = await readRef(store.gitdir, name);
+    if (oid === undefined || heads.some((head) => head.oid === oid)) continue;
+    const commit = await readHistoryCommit(store, oid);
+    if (commit !== undefined) heads.push(commit);
   }
-  return commits;
+  while (heads.length > 0) {
+    let newest = 0;
+    for (const [index, head] of heads.entries())
+      if (head.info.timeMs > heads[newest]!.info.timeMs) newest = index;
+    const commit = heads[newest]!;
+    if (seen.has(commit.oid)) {
+      heads.splice(newest, 1);
+      continue;
+    }
+    seen.add(commit.oid);
+    yield commit;
+    // A parent already yielded was reached by another history, which covers what lies below it.
+    const next =
+      commit.parent !== undefined && !seen.has(commit.parent)
+        ? await readHistoryCommit(store, commit.parent)
+        : undefined;
+    if (next === undefined) heads.splice(newest, 1);
+    else heads[newest] = next;
+  }
 }
 
 /** The baseline commit, when there is one. */

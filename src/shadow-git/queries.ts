@@ -1,9 +1,9 @@
 import git from 'isomorphic-git';
 import { UsageError } from '../errors/usage-error.js';
 import type { SkippedPath } from './commit-message.js';
-import { allCommits, type HistoryCommit, readHistoryCommit, sessionCommits } from './history.js';
+import { type HistoryCommit, newestFirst, readHistoryCommit, sessionCommits } from './history.js';
 import { readBlobBytes, readCommitObject } from './object-reader.js';
-import { readSkippedTurns } from './skipped-turns.js';
+import { readSkippedTurns, type SkippedTurn } from './skipped-turns.js';
 import { diffTrees, lookupBlob } from './tree-diff.js';
 import type { TreeStore } from './tree-edit.js';
 
@@ -103,63 +103,74 @@ export interface LogQuery {
   skippedFile: string;
 }
 
-/** See {@link ShadowRepo.log}. */
+function skippedEntry(skipped: SkippedTurn): ShadowLogEntry {
+  return {
+    kind: 'skipped',
+    sessionId: skipped.sessionId,
+    turnId: skipped.turnId,
+    label: skipped.label,
+    time: new Date(skipped.timeMs),
+    changedPaths: [],
+    skippedPaths: [],
+    reason: skipped.reason,
+  };
+}
+
+async function commitEntry(
+  store: TreeStore,
+  commit: HistoryCommit,
+  pathFilter: string | undefined,
+): Promise<ShadowLogEntry | undefined> {
+  const { info } = commit;
+  let paths: string[] = [];
+  if (info.kind === 'turn') {
+    paths = await changedPaths(store, commit);
+    if (pathFilter !== undefined && !touches(paths, pathFilter)) return undefined;
+  } else if (pathFilter !== undefined && (await lookupBlob(store, commit.tree, pathFilter)) === undefined)
+    return undefined;
+  return {
+    kind: info.kind,
+    ...(info.sessionId === undefined ? {} : { sessionId: info.sessionId }),
+    ...(info.turnId === undefined ? {} : { turnId: info.turnId }),
+    label: info.label,
+    commitId: commit.oid,
+    ...(commit.parent === undefined ? {} : { parentId: commit.parent }),
+    time: new Date(info.timeMs),
+    changedPaths: paths,
+    skippedPaths: info.skipped,
+  };
+}
+
+/** See {@link ShadowRepo.log}: commits and skipped turns merged newest first, read lazily up to `limit`. */
 export async function queryLog(store: TreeStore, query: LogQuery): Promise<ShadowLogEntry[]> {
-  const commits: HistoryCommit[] = [];
-  if (query.session === undefined) commits.push(...(await allCommits(store)));
-  else for await (const commit of sessionCommits(store, query.session)) commits.push(commit);
-  const candidates: Array<{ timeMs: number; order: number; commit?: HistoryCommit; entry?: ShadowLogEntry }> =
-    [];
-  commits.forEach((commit, order) => {
-    candidates.push({ timeMs: commit.info.timeMs, order, commit });
-  });
-  if (query.path === undefined) {
-    for (const skipped of await readSkippedTurns(query.skippedFile)) {
-      if (query.session !== undefined && skipped.sessionId !== query.session) continue;
-      candidates.push({
-        timeMs: skipped.timeMs,
-        order: -1,
-        entry: {
-          kind: 'skipped',
-          sessionId: skipped.sessionId,
-          turnId: skipped.turnId,
-          label: skipped.label,
-          time: new Date(skipped.timeMs),
-          changedPaths: [],
-          skippedPaths: [],
-          reason: skipped.reason,
-        },
-      });
-    }
-  }
-  // Newest first; within one chain (equal times) the walk order is already newest first.
-  candidates.sort((left, right) => right.timeMs - left.timeMs || left.order - right.order);
+  const commits = query.session === undefined ? newestFirst(store) : sessionCommits(store, query.session);
+  // Skipped turns carry no paths, so a path query leaves them out; newest first, later lines first on ties.
+  const skipped =
+    query.path === undefined
+      ? (await readSkippedTurns(query.skippedFile))
+          .filter((turn) => query.session === undefined || turn.sessionId === query.session)
+          .reverse()
+          .sort((left, right) => right.timeMs - left.timeMs)
+      : [];
   const entries: ShadowLogEntry[] = [];
-  for (const candidate of candidates) {
-    if (entries.length >= query.limit) break;
-    if (candidate.entry) {
-      entries.push(candidate.entry);
-      continue;
+  let next = 0;
+  for await (const commit of commits) {
+    while (
+      next < skipped.length &&
+      skipped[next]!.timeMs >= commit.info.timeMs &&
+      entries.length < query.limit
+    ) {
+      entries.push(skippedEntry(skipped[next]!));
+      next += 1;
     }
-    const commit = candidate.commit!;
-    const { info } = commit;
-    let paths: string[] = [];
-    if (info.kind === 'turn') {
-      paths = await changedPaths(store, commit);
-      if (query.path !== undefined && !touches(paths, query.path)) continue;
-    } else if (query.path !== undefined && (await lookupBlob(store, commit.tree, query.path)) === undefined)
-      continue;
-    entries.push({
-      kind: info.kind,
-      ...(info.sessionId === undefined ? {} : { sessionId: info.sessionId }),
-      ...(info.turnId === undefined ? {} : { turnId: info.turnId }),
-      label: info.label,
-      commitId: commit.oid,
-      ...(commit.parent === undefined ? {} : { parentId: commit.parent }),
-      time: new Date(info.timeMs),
-      changedPaths: paths,
-      skippedPaths: info.skipped,
-    });
+    if (entries.length >= query.limit) break;
+    const entry = await commitEntry(store, commit, query.path);
+    if (entry !== undefined) entries.push(entry);
+    if (entries.length >= query.limit) break;
+  }
+  while (next < skipped.length && entries.length < query.limit) {
+    entries.push(skippedEntry(skipped[next]!));
+    next += 1;
   }
   return entries;
 }
