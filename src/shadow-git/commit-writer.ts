@@ -57,12 +57,14 @@ export async function snapshotPaths(
   abortSignal?: AbortSignal,
 ): Promise<Snapshot> {
   const snapshot: Snapshot = { changes: [], skipped: [] };
+  const parents = new Map<string, Promise<boolean>>();
   await mapWithLimit(paths, concurrency, async (relative) => {
     abortSignal?.throwIfAborted();
     const state = await readPathState({
       workspace: context.workspace,
       relative,
       maxFileBytes: context.maxFileBytes,
+      parents,
     });
     switch (state.kind) {
       case 'file': {

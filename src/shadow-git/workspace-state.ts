@@ -37,6 +37,16 @@ export interface ReadPathStateOptions {
   relative: string;
   /** Files larger than this are skipped as `too-large`, in bytes. */
   maxFileBytes: number;
+  /** Per-snapshot memo: parent directory -> whether it is a real directory inside the workspace. */
+  parents?: Map<string, Promise<boolean>>;
+}
+
+async function isRealDirectory(parent: string): Promise<boolean> {
+  try {
+    return (await realpath(parent)) === parent;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -51,11 +61,12 @@ export async function readPathState(options: ReadPathStateOptions): Promise<Path
   if (isGitMetadataPath(relative)) return { kind: 'skipped', reason: 'git-metadata' };
   const absolute = path.join(workspace, ...relative.split('/'));
   const parent = path.dirname(absolute);
-  try {
-    if ((await realpath(parent)) !== parent) return { kind: 'absent' };
-  } catch {
-    return { kind: 'absent' };
+  let parentCheck = options.parents?.get(parent);
+  if (parentCheck === undefined) {
+    parentCheck = isRealDirectory(parent);
+    options.parents?.set(parent, parentCheck);
   }
+  if (!(await parentCheck)) return { kind: 'absent' };
   let stats: Stats;
   try {
     stats = await lstat(absolute);

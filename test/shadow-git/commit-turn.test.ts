@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openShadowRepo, type ShadowRepo } from '../../src/shadow-git/index.js';
@@ -208,5 +208,26 @@ describe('commitTurn', () => {
     const tree = await lsTree(repo.gitdir, dirs.userHome, commit);
     expect([...tree.entries()].map(([name, entry]) => `${entry.mode} ${name}`)).toEqual(['120000 linked']);
     expect(await readFile(path.join(dirs.userHome, 'outside', 'secret.txt'), 'utf8')).toBe('secret\n');
+  });
+});
+
+describe('handle lifecycle', () => {
+  it('an aborted commitTurn queues nothing; a closed handle refuses commits', async () => {
+    await write('a.txt', 'a\n');
+    repo = await openShadowRepo({ workspace: dirs.workspace, home: dirs.home });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      repo.commitTurn({ sessionId: 's1', turnId: 1, paths: ['a.txt'], abortSignal: controller.signal }),
+    ).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+    expect(await readdir(path.join(repo.gitdir, 'safeturn', 'pending'))).toEqual([]);
+    expect(await repo.log()).toEqual([]);
+    await repo.close();
+    await expect(repo.commitTurn({ sessionId: 's1', turnId: 1, paths: ['a.txt'] })).rejects.toMatchObject({
+      code: 'SHADOW_GIT',
+      data: { reason: 'closed' },
+    });
   });
 });
