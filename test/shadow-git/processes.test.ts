@@ -74,13 +74,14 @@ describe('processes', () => {
 
       repo = await openShadowRepo({ workspace: dirs.workspace, home: dirs.home });
       expect(repo.openRepair?.replayed.length).toBe(pending.length);
-      expect(await readdir(path.join(repo.gitdir, 'safeturn', 'pending'))).toEqual([]);
+      // Only a record temp file of a write the kill interrupted may remain (removed once a minute old).
+      const left = await readdir(path.join(repo.gitdir, 'safeturn', 'pending'));
+      expect(left.filter((name) => !name.endsWith('.safeturn-tmp'))).toEqual([]);
       const turns = await sessionTurns(repo, 'crash');
       // Every turn whose commitTurn returned is there, once, in order, with no gap.
       expect(turns).toEqual(Array.from({ length: turns.length }, (_, index) => index + 1));
       expect(turns.length).toBeGreaterThanOrEqual(queued);
       expect(await fsck(repo.gitdir, dirs.userHome)).not.toMatch(/error|warning|missing|broken/i);
-      console.log(`killed after ${queued} queued; ${pending.length} pending replayed; ${turns.length} turns`);
       next = turns.length + 1;
       await repo.close();
       repo = undefined;
