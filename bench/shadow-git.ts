@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { appendFile, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { openShadowRepo } from '../src/shadow-git/index.js';
@@ -14,6 +15,12 @@ async function listFiles(root: string): Promise<string[]> {
     if (!relative.startsWith('.git/')) files.push(relative);
   }
   return files.sort();
+}
+
+/** Runs the user-style git in `cwd` with GIT_DIR & co. removed, so it can only touch that tree's .git. */
+function runGit(args: string[], cwd: string): void {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('GIT_')));
+  execFileSync('git', args, { cwd, env, stdio: 'ignore' });
 }
 
 function pick(files: string[], count: number, round: number): string[] {
@@ -36,9 +43,9 @@ async function benchTree(context: BenchContext, minFiles: number): Promise<Bench
     '-c',
     'gc.auto=0',
   ];
-  context.run('git', ['init', '-q'], tree);
-  context.run('git', [...gitEnv, 'add', '-A'], tree);
-  context.run('git', [...gitEnv, 'commit', '-q', '-m', 'baseline'], tree);
+  runGit(['init', '-q'], tree);
+  runGit([...gitEnv, 'add', '-A'], tree);
+  runGit([...gitEnv, 'commit', '-q', '-m', 'baseline'], tree);
 
   const home = path.join(context.scratch, `home-${minFiles}`);
   await mkdir(home, { recursive: true });
@@ -74,8 +81,8 @@ async function benchTree(context: BenchContext, minFiles: number): Promise<Bench
       await queued.committed;
       commitMs.push(performance.now() - start);
       const gitStart = performance.now();
-      context.run('git', [...gitEnv, 'add', '-A'], tree);
-      context.run('git', [...gitEnv, 'commit', '-q', '-m', `bench ${turn}`], tree);
+      runGit([...gitEnv, 'add', '-A'], tree);
+      runGit([...gitEnv, 'commit', '-q', '-m', `bench ${turn}`], tree);
       gitMs.push(performance.now() - gitStart);
     }
     const ours = median(commitMs);

@@ -1,5 +1,5 @@
-import type { Stats } from 'node:fs';
-import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, open, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Why a changed path was not stored in a commit (rule 3: nothing is silently left out). */
@@ -67,28 +67,40 @@ export async function readPathState(options: ReadPathStateOptions): Promise<Path
     options.parents?.set(parent, parentCheck);
   }
   if (!(await parentCheck)) return { kind: 'absent' };
-  let stats: Stats;
+  // O_NOFOLLOW: a path swapped for a symlink after the parent check is never followed out of the
+  // workspace; O_NONBLOCK: a fifo does not block the open.
+  let handle: FileHandle;
   try {
-    stats = await lstat(absolute);
+    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR'
-      ? { kind: 'absent' }
-      : { kind: 'skipped', reason: 'unreadable' };
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent' };
+    if (code === 'ELOOP') return readSymlink(absolute);
+    return { kind: 'skipped', reason: code === 'ENXIO' ? 'not-a-regular-file' : 'unreadable' };
   }
   try {
-    if (stats.isSymbolicLink()) {
-      if (specialDotFiles.has(path.basename(absolute))) return { kind: 'skipped', reason: 'git-metadata' };
-      return { kind: 'symlink', target: await readlink(absolute, { encoding: 'buffer' }) };
-    }
+    const stats = await handle.stat();
     if (stats.isDirectory()) return { kind: 'directory' };
     if (!stats.isFile()) return { kind: 'skipped', reason: 'not-a-regular-file' };
     if (stats.size > options.maxFileBytes) return { kind: 'skipped', reason: 'too-large' };
-    const bytes = await readFile(absolute);
+    const bytes = await handle.readFile();
     if (bytes.length > options.maxFileBytes) return { kind: 'skipped', reason: 'too-large' };
     return { kind: 'file', bytes, executable: (stats.mode & 0o111) !== 0 };
+  } catch {
+    return { kind: 'skipped', reason: 'unreadable' };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readSymlink(absolute: string): Promise<PathState> {
+  try {
+    if (!(await lstat(absolute)).isSymbolicLink()) return { kind: 'skipped', reason: 'unreadable' };
+    if (specialDotFiles.has(path.basename(absolute))) return { kind: 'skipped', reason: 'git-metadata' };
+    return { kind: 'symlink', target: await readlink(absolute, { encoding: 'buffer' }) };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? { kind: 'absent' } : { kind: 'skipped', reason: 'unreadable' };
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'
+      ? { kind: 'absent' }
+      : { kind: 'skipped', reason: 'unreadable' };
   }
 }

@@ -231,3 +231,25 @@ describe('handle lifecycle', () => {
     });
   });
 });
+
+describe('session refs', () => {
+  it('a session id that is not a valid git ref name still gets its own ref', async () => {
+    repo = await openShadowRepo({ workspace: dirs.workspace, home: dirs.home, now: steppingClock() });
+    for (const [index, sessionId] of ['.hidden', 'x.lock', 'a..b', 'plain-1.2'].entries()) {
+      await write(`f${index}.txt`, `${sessionId}\n`);
+      await (await repo.commitTurn({ sessionId, turnId: 1, paths: [`f${index}.txt`] })).committed;
+    }
+    const refs = await shadowGit(repo.gitdir, dirs.userHome, ['for-each-ref', '--format=%(refname)']);
+    expect(refs.trim().split('\n').sort()).toEqual([
+      'refs/safeturn/_x2e68696464656e',
+      'refs/safeturn/_x612e2e62',
+      'refs/safeturn/_x782e6c6f636b',
+      'refs/safeturn/plain-1.2',
+    ]);
+    for (const [index, sessionId] of ['.hidden', 'x.lock', 'a..b', 'plain-1.2'].entries()) {
+      const [entry] = await repo.log({ session: sessionId });
+      expect(entry?.changedPaths).toEqual([`f${index}.txt`]);
+    }
+    expect(await fsck(repo.gitdir, dirs.userHome)).not.toMatch(/error|warning|missing|broken/i);
+  });
+});
