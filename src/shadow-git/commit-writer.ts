@@ -26,21 +26,25 @@ async function mapWithLimit<Item>(
   action: (item: Item) => Promise<void>,
 ): Promise<void> {
   const running = new Set<Promise<void>>();
-  let failure: unknown;
-  for await (const item of items) {
-    if (failure !== undefined) break;
-    const task = action(item).then(
-      () => undefined,
-      (error: unknown) => {
-        failure ??= error;
-      },
-    );
-    const tracked = task.finally(() => running.delete(tracked));
-    running.add(tracked);
-    if (running.size >= limit) await Promise.race(running);
+  const failures: unknown[] = [];
+  try {
+    for await (const item of items) {
+      if (failures.length > 0) break;
+      const task = action(item).then(
+        () => undefined,
+        (error: unknown) => {
+          failures.push(error);
+        },
+      );
+      const tracked = task.finally(() => running.delete(tracked));
+      running.add(tracked);
+      if (running.size >= limit) await Promise.race(running);
+    }
+  } finally {
+    // Also when the iterable itself throws: no task keeps running after this returns.
+    await Promise.all(running);
   }
-  await Promise.all(running);
-  if (failure !== undefined) throw failure;
+  if (failures.length > 0) throw failures[0];
 }
 
 /**
