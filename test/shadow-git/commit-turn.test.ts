@@ -253,3 +253,41 @@ describe('session refs', () => {
     expect(await fsck(repo.gitdir, dirs.userHome)).not.toMatch(/error|warning|missing|broken/i);
   });
 });
+
+describe('baseline', () => {
+  async function* walk(directory: string, prefix = ''): AsyncGenerator<string> {
+    const { readdir: list } = await import('node:fs/promises');
+    for (const entry of await list(directory, { withFileTypes: true })) {
+      const relative = `${prefix}${entry.name}`;
+      if (entry.isDirectory()) yield* walk(path.join(directory, entry.name), `${relative}/`);
+      else yield relative;
+    }
+  }
+
+  it('takes the covered files from an async iterable once; a second open keeps the first baseline', async () => {
+    await write('a.txt', 'a\n');
+    await write('src/b.ts', 'b\n');
+    await write('tools/run.sh', '#!/bin/sh\n', 0o755);
+    repo = await openShadowRepo({
+      workspace: dirs.workspace,
+      home: dirs.home,
+      baselinePaths: walk(dirs.workspace),
+    });
+    const baseline = await repo.baselineId();
+    const tree = await lsTree(repo.gitdir, dirs.userHome, baseline!);
+    expect([...tree.entries()].map(([name, entry]) => `${entry.mode} ${name}`)).toEqual([
+      '100644 a.txt',
+      '100644 src/b.ts',
+      '100755 tools/run.sh',
+    ]);
+    await repo.close();
+    await write('c.txt', 'c\n');
+    repo = await openShadowRepo({
+      workspace: dirs.workspace,
+      home: dirs.home,
+      baselinePaths: walk(dirs.workspace),
+    });
+    expect(await repo.baselineId()).toBe(baseline);
+    expect((await repo.log()).map((entry) => entry.kind)).toEqual(['baseline']);
+  });
+});
