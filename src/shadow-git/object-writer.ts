@@ -19,21 +19,12 @@ export interface ObjectStore {
   known: Set<string>;
 }
 
-/**
- * Writes one loose object (`objects/aa/bbbb…`, zlib-deflated `"<type> <size>\0" + content`) unless
- * it exists. The write is a temp file (`tmp_obj_*`, which real git ignores) renamed into place, so
- * a killed process never leaves a torn object. Same format and ids as `git hash-object -w`.
- *
- * @returns the object id (40 hex, sha1).
- */
-export async function writeObject(
+async function persistObject(
   store: ObjectStore,
-  type: ObjectType,
+  oid: string,
+  header: Buffer,
   content: Uint8Array,
-): Promise<string> {
-  const header = Buffer.from(`${type} ${content.length}\0`);
-  const oid = createHash('sha1').update(header).update(content).digest('hex');
-  if (store.known.has(oid)) return oid;
+): Promise<void> {
   const directory = path.join(store.gitdir, 'objects', oid.slice(0, 2));
   const file = path.join(directory, oid.slice(2));
   const existing = await stat(file).catch(() => undefined);
@@ -61,7 +52,74 @@ export async function writeObject(
   }
   if (store.known.size > 100_000) store.known.clear();
   store.known.add(oid);
+}
+
+function objectId(header: Buffer, content: Uint8Array): string {
+  return createHash('sha1').update(header).update(content).digest('hex');
+}
+
+/**
+ * Writes one loose object (`objects/aa/bbbb…`, zlib-deflated `"<type> <size>\0" + content`) unless
+ * it exists. The write is a temp file (`tmp_obj_*`, which real git ignores) renamed into place, so
+ * a killed process never leaves a torn object. Same format and ids as `git hash-object -w`.
+ *
+ * @returns the object id (40 hex, sha1), once the object is on disk.
+ */
+export async function writeObject(
+  store: ObjectStore,
+  type: ObjectType,
+  content: Uint8Array,
+): Promise<string> {
+  const header = Buffer.from(`${type} ${content.length}\0`);
+  const oid = objectId(header, content);
+  if (!store.known.has(oid)) await persistObject(store, oid, header, content);
   return oid;
+}
+
+/**
+ * Object writes started but not yet awaited: the id of an object is known as soon as it is
+ * hashed, so a parent tree need not wait for its subtrees to reach the disk. Await
+ * {@link settleWrites} before anything (a commit, a ref) depends on them being on disk.
+ */
+export interface WriteBatch {
+  scheduled: Set<string>;
+  writes: Promise<void>[];
+  errors: unknown[];
+}
+
+/** A new, empty {@link WriteBatch}. */
+export function newWriteBatch(): WriteBatch {
+  return { scheduled: new Set(), writes: [], errors: [] };
+}
+
+/** Hashes an object and starts writing it in `batch`. @returns its id, at once. */
+export function scheduleObject(
+  store: ObjectStore,
+  batch: WriteBatch,
+  type: ObjectType,
+  content: Uint8Array,
+): string {
+  const header = Buffer.from(`${type} ${content.length}\0`);
+  const oid = objectId(header, content);
+  if (!store.known.has(oid) && !batch.scheduled.has(oid)) {
+    batch.scheduled.add(oid);
+    batch.writes.push(
+      persistObject(store, oid, header, content).catch((error: unknown) => {
+        batch.errors.push(error);
+      }),
+    );
+  }
+  return oid;
+}
+
+/**
+ * Waits for every write of a batch.
+ *
+ * @throws the first write error.
+ */
+export async function settleWrites(batch: WriteBatch): Promise<void> {
+  await Promise.all(batch.writes);
+  if (batch.errors.length > 0) throw batch.errors[0];
 }
 
 /** One entry of a tree to write. */
@@ -78,8 +136,8 @@ function sortKey(item: TreeItem): Buffer {
   return Buffer.from(item.mode === '040000' ? `${item.path}/` : item.path, 'utf8');
 }
 
-/** Serialises and writes a tree object in git's canonical entry order. @returns the tree id. */
-export async function writeTreeObject(store: ObjectStore, items: TreeItem[]): Promise<string> {
+/** Serialises a tree object in git's canonical entry order and schedules its write. @returns the tree id. */
+export function scheduleTreeObject(store: ObjectStore, batch: WriteBatch, items: TreeItem[]): string {
   const sorted = items
     .map((item) => ({ item, key: sortKey(item) }))
     .sort((left, right) => Buffer.compare(left.key, right.key));
@@ -90,7 +148,7 @@ export async function writeTreeObject(store: ObjectStore, items: TreeItem[]): Pr
       Buffer.from(item.oid, 'hex'),
     );
   }
-  return writeObject(store, 'tree', Buffer.concat(parts));
+  return scheduleObject(store, batch, 'tree', Buffer.concat(parts));
 }
 
 /** Author and committer of a commit. */

@@ -1,6 +1,12 @@
 import type { TreeEntry } from 'isomorphic-git';
-import { type ObjectSource, readTreeEntries } from './object-reader.js';
-import { type ObjectStore, writeTreeObject } from './object-writer.js';
+import { type ObjectSource, readTreeEntries, rememberTree } from './object-reader.js';
+import {
+  newWriteBatch,
+  type ObjectStore,
+  scheduleTreeObject,
+  settleWrites,
+  type WriteBatch,
+} from './object-writer.js';
 
 /** Git file modes safeturn stores. */
 export type BlobMode = '100644' | '100755' | '120000';
@@ -49,6 +55,7 @@ function sameEntry(left: TreeEntry | undefined, right: TreeEntry | undefined): b
 
 async function rewrite(
   store: TreeStore,
+  batch: WriteBatch,
   treeOid: string | undefined,
   node: EditNode,
 ): Promise<string | undefined> {
@@ -70,7 +77,7 @@ async function rewrite(
       if (operation?.kind === 'delete') entry = undefined;
       if (operation?.kind === 'directory' && existing?.type !== 'tree') entry = undefined;
       if (child.children.size > 0) {
-        const subtree = await rewrite(store, entry?.type === 'tree' ? entry.oid : undefined, child);
+        const subtree = await rewrite(store, batch, entry?.type === 'tree' ? entry.oid : undefined, child);
         entry =
           subtree === undefined ? undefined : { mode: '040000', path: name, oid: subtree, type: 'tree' };
       }
@@ -85,7 +92,10 @@ async function rewrite(
   }
   if (!changed && treeOid !== undefined) return treeOid;
   if (entries.size === 0) return undefined;
-  return writeTreeObject(store, [...entries.values()]);
+  const list = [...entries.values()];
+  const oid = scheduleTreeObject(store, batch, list);
+  rememberTree(store, oid, list);
+  return oid;
 }
 
 /**
@@ -104,6 +114,12 @@ export async function applyTreeChanges(
   changes: Iterable<TreeChange>,
 ): Promise<string> {
   const root = buildEditTree(changes);
-  const result = await rewrite(store, baseTree, root);
-  return result ?? writeTreeObject(store, []);
+  const batch = newWriteBatch();
+  try {
+    const result = await rewrite(store, batch, baseTree, root);
+    return result ?? scheduleTreeObject(store, batch, []);
+  } finally {
+    // Even when a read failed: no write may outlive this call; a commit may only name trees on disk.
+    await settleWrites(batch);
+  }
 }

@@ -264,3 +264,28 @@ describe('queries', () => {
     expect(count).toBe('201\n');
   });
 });
+
+describe('after a manual git gc', () => {
+  it('packed objects and packed refs are still read, and new turns land on top', async () => {
+    repo = await openShadowRepo({ workspace: dirs.workspace, home: dirs.home, now: steppingClock() });
+    const first = await turn('s1', 1, 'one', { 'src/a.txt': 'a1\n', 'b.txt': 'b1\n' });
+    await repo.close();
+    await shadowGit(repo.gitdir, dirs.userHome, ['gc', '--quiet', '--prune=now']);
+    const { readdir } = await import('node:fs/promises');
+    expect(await readdir(path.join(repo.gitdir, 'refs', 'safeturn'))).toEqual([]);
+    repo = await openShadowRepo({
+      workspace: dirs.workspace,
+      home: dirs.home,
+      now: steppingClock(Date.UTC(2026, 5, 1)),
+    });
+    expect(repo.openRepair?.refs).toEqual([]);
+    const second = await turn('s1', 2, 'two', { 'src/a.txt': 'a2\n' });
+    expect((await repo.log()).map((entry) => [entry.commitId, entry.changedPaths])).toEqual([
+      [second, ['src/a.txt']],
+      [first, ['b.txt', 'src/a.txt']],
+    ]);
+    expect(await repo.show({ turn: first, path: 'src/a.txt' })).toEqual(bytes('a1\n'));
+    expect(await repo.show({ turn: second, path: 'b.txt' })).toEqual(bytes('b1\n'));
+    expect(await fsck(repo.gitdir, dirs.userHome)).not.toMatch(/error|warning|missing|broken/i);
+  });
+});
