@@ -291,3 +291,42 @@ describe('baseline', () => {
     expect((await repo.log()).map((entry) => entry.kind)).toEqual(['baseline']);
   });
 });
+
+describe('tree format', () => {
+  it('the baseline tree has the very id real git computes for the same files (sorting, modes, links)', async () => {
+    const names = [
+      'a',
+      'a-b',
+      'a.b',
+      'a0',
+      'ab',
+      'B',
+      'z/a',
+      'zz',
+      'é.txt',
+      'e\u0301.txt',
+      '😀',
+      'sp ace',
+      'x/y/z.txt',
+      'x.y',
+    ];
+    for (const name of names.filter((entry) => entry !== 'a')) await write(name, `${name}\n`);
+    await write('a/inner.txt', 'inner\n');
+    await write('tool.sh', '#!/bin/sh\n', 0o755);
+    await symlink('a/inner.txt', path.join(dirs.workspace, 'link'));
+    const paths = await walkWorkspace(dirs.workspace);
+    repo = await openShadowRepo({ workspace: dirs.workspace, home: dirs.home, baselinePaths: paths });
+    const ours = await shadowGit(repo.gitdir, dirs.userHome, [
+      'rev-parse',
+      `${await repo.baselineId()}^{tree}`,
+    ]);
+    const { execa } = await import('execa');
+    const gitEnv = { HOME: dirs.userHome, GIT_CONFIG_NOSYSTEM: '1' };
+    const copy = path.join(dirs.userHome, 'copy');
+    await execa('cp', ['-a', dirs.workspace, copy]);
+    await execa('git', ['init', '-q'], { cwd: copy, env: gitEnv });
+    await execa('git', ['add', '-A'], { cwd: copy, env: gitEnv });
+    const theirs = await execa('git', ['write-tree'], { cwd: copy, env: gitEnv });
+    expect(ours.trim()).toBe(theirs.stdout.trim());
+  });
+});
