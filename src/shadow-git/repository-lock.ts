@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { acquireLock, type Lock } from '../core/lock.js';
 import { SafeturnError } from '../errors/safeturn-error.js';
+import { StoreError } from '../errors/store-error.js';
 
 /** A lock file younger than this may still be being written by its (live) creator. */
 const tornLockGraceMs = 1_000;
@@ -70,8 +71,14 @@ export async function withRepositoryLock<Result>(
       });
       break;
     } catch (error) {
-      if (!(SafeturnError.isInstance(error) && error.code === 'LOCK_TIMEOUT') || Date.now() >= deadline)
-        throw error;
+      if (!(SafeturnError.isInstance(error) && error.code === 'LOCK_TIMEOUT')) throw error;
+      if (Date.now() >= deadline) {
+        throw new StoreError(
+          'LOCK_TIMEOUT',
+          `The shadow repository lock ${options.lockFile} was held by another process for more than ${options.timeoutMs} ms (${options.purpose}).`,
+          { data: { ...error.data, file: options.lockFile, timeoutMs: options.timeoutMs }, cause: error },
+        );
+      }
     }
   }
   try {
