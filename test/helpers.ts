@@ -3,10 +3,29 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { dir } from 'tmp-promise';
 import { onTestFinished } from 'vitest';
-import { createSession, type Session } from '../src/loop/session.js';
+import { createSession as openSession, type Session } from '../src/loop/session.js';
 import type { CreateSessionOptions } from '../src/loop/session-options.js';
 import { wrapTools } from '../src/loop/wrap-tools.js';
 import { createReferenceTools } from '../src/tools/reference-tools.js';
+
+const openSessions = new Set<Session>();
+
+/**
+ * `createSession`, tracked so that `closeTrackedSessions()` (run after each test by test/setup.ts)
+ * waits for each session's background work (shadow commits) before the temp dirs go.
+ */
+export async function createSession(options: CreateSessionOptions): Promise<Session> {
+  const session = await openSession(options);
+  openSessions.add(session);
+  return session;
+}
+
+/** Closes every session a test opened; errors of already-deleted dirs are ignored. */
+export async function closeTrackedSessions(): Promise<void> {
+  const sessions = [...openSessions];
+  openSessions.clear();
+  await Promise.all(sessions.map((session) => session.close().catch(() => undefined)));
+}
 
 /** A temp directory removed after the test. */
 export async function tempDir(): Promise<string> {

@@ -1,6 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach } from 'vitest';
+import { closeTrackedSessions } from './helpers.js';
 
 // No test may touch the real ~/.safeturn or HOME: each test file gets its own.
 const base = mkdtempSync(path.join(os.tmpdir(), 'safeturn-test-home-'));
@@ -11,3 +13,9 @@ process.env.GIT_AUTHOR_EMAIL = 'test@example.com';
 process.env.GIT_COMMITTER_NAME = 'Test';
 process.env.GIT_COMMITTER_EMAIL = 'test@example.com';
 process.env.GIT_CONFIG_NOSYSTEM = '1';
+
+// Sessions commit to their shadow repository in the background: let that finish before the
+// test's temp dirs are removed (onTestFinished cleanups run after afterEach hooks).
+afterEach(async () => {
+  await closeTrackedSessions();
+});

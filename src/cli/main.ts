@@ -2,6 +2,9 @@ import { Command, CommanderError } from 'commander';
 import { SafeturnError } from '../errors/safeturn-error.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerHistoryCommands } from './commands/history.js';
+import { registerLayerCommands } from './commands/layers.js';
+import { registerMaintenanceCommands } from './commands/maintenance.js';
+import { registerShadowCommands } from './commands/shadow.js';
 import { EXIT, JSON_OUTPUT_VERSION } from './output.js';
 
 /**
@@ -25,6 +28,9 @@ export async function main(argv: string[]): Promise<number> {
     });
   registerDemoCommand(program, setExit);
   registerHistoryCommands(program, setExit);
+  registerMaintenanceCommands(program, setExit);
+  registerShadowCommands(program, setExit);
+  registerLayerCommands(program, setExit);
   for (const command of program.commands) command.exitOverride();
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreError } from '../errors/store-error.js';
@@ -25,6 +25,17 @@ interface LockOwner {
   token: string;
   purpose: string;
   at: string;
+}
+
+/** An unparsable lock file older than this is taken over. */
+const UNREADABLE_LOCK_STALE_MS = 2000;
+
+async function olderThan(file: string, milliseconds: number): Promise<boolean> {
+  try {
+    return Date.now() - (await stat(file)).mtimeMs > milliseconds;
+  } catch {
+    return false;
+  }
 }
 
 function isAlive(pid: number): boolean {
@@ -75,7 +86,12 @@ export async function acquireLock(file: string, options: AcquireLockOptions = {}
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const current = await readOwner(file);
-    const stale = current === undefined ? false : current.host === owner.host && !isAlive(current.pid);
+    // An unreadable lock is one whose owner died between creating and writing it (or a torn
+    // write): stale once it is older than any live writer would take.
+    const stale =
+      current === undefined
+        ? await olderThan(file, UNREADABLE_LOCK_STALE_MS)
+        : current.host === owner.host && !isAlive(current.pid);
     if (stale) {
       const aside = `${file}.stale-${token}`;
       try {

@@ -38,6 +38,11 @@ export interface CreateSessionOptions {
    * `false`: no sandbox. @default the config file's `sandbox` section when it has one, else no sandbox
    */
   sandbox?: SandboxPolicyInput | boolean;
+  /**
+   * Commit every turn to the workspace's shadow git repository under `<home>/projects/<id>/shadow.git`
+   * (never the user's .git), in the background. @default true
+   */
+  shadowGit?: boolean;
   /** An explicit config file (CI). An invalid file is an error, never replaced by defaults. @default <workspace>/safeturn.config.json */
   configPath?: string;
   /** Clock, for tests. @default () => new Date() */

@@ -1,4 +1,4 @@
-import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile, realpath, rm, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type CaptureResult,
@@ -20,8 +20,11 @@ import { KeyedQueue } from '../core/keyed-queue.js';
 import { resolveInRoot } from '../core/paths.js';
 import { UsageError } from '../errors/usage-error.js';
 import { type GuardVerdict, ReadGuard } from '../guard/read-guard.js';
+import type { SandboxPolicyInput } from '../sandbox/policy-schema.js';
+import type { ShadowRepo } from '../shadow-git/shadow-repo.js';
 import type { WorktreeManager } from '../worktree/types.js';
 import { createWorktreeManager } from '../worktree/worktree-manager.js';
+import { openSessionHistory, type SessionHistory } from './session-history.js';
 import {
   type BeginTurnOptions,
   type CreateSessionOptions,
@@ -62,8 +65,8 @@ export class Session {
   readonly journal: Journal;
   /** Bash coverage: stage before a shell call, diff after. */
   readonly staging: BashStaging;
-  /** The sandbox bash calls run under (and write tools obey), when the session has a policy. */
-  readonly sandbox: SessionSandbox | undefined;
+  #sandbox: SessionSandbox | undefined;
+  readonly #history: SessionHistory | undefined;
   #worktrees: WorktreeManager | undefined;
   /** Serialises writes per path (`root NUL path`). */
   readonly pathQueue = new KeyedQueue();
@@ -88,6 +91,7 @@ export class Session {
     skipDirectories?: readonly string[];
     watchFiles?: boolean;
     sandbox?: SessionSandbox;
+    history?: SessionHistory;
   }) {
     this.id = parts.id;
     this.workspace = parts.workspace;
@@ -135,7 +139,30 @@ export class Session {
       ...(parts.skipDirectories ? { skipDirectories: parts.skipDirectories } : {}),
       ...(parts.watchFiles === undefined ? {} : { watch: parts.watchFiles }),
     });
-    this.sandbox = parts.sandbox;
+    this.#sandbox = parts.sandbox;
+    this.#history = parts.history;
+  }
+
+  /**
+   * The workspace's shadow git repository (permanent, queryable history: `log`, `diff`, `show`),
+   * or `undefined` when the session was created with `shadowGit: false`.
+   */
+  get history(): ShadowRepo | undefined {
+    return this.#history?.repo;
+  }
+
+  /** The sandbox bash calls run under (and the write tools obey), when the session has a policy. */
+  get sandbox(): SessionSandbox | undefined {
+    return this.#sandbox;
+  }
+
+  /**
+   * Turns the sandbox on (with this policy, merged over the config file) for the next calls.
+   * @throws SandboxPolicyError `SANDBOX_POLICY` for an invalid policy.
+   */
+  async enableSandbox(input: SandboxPolicyInput = {}): Promise<SessionSandbox> {
+    this.#sandbox = await SessionSandbox.open({ workspace: this.workspace, home: this.home, input });
+    return this.#sandbox;
   }
 
   /**
@@ -209,6 +236,8 @@ export class Session {
         `Turn ${this.#log.activeTurn.id} is still active: call endTurn() first.`,
       );
     }
+    // The baseline must not see this turn's writes (a no-op once it is committed).
+    await this.#history?.baseline.catch(() => undefined);
     const index = (this.#log.order.at(-1)?.index ?? 0) + 1;
     const id = options.id ?? `t${index}`;
     if (!/^[A-Za-z0-9._:-]{1,200}$/.test(id) || this.#log.turns.has(id)) {
@@ -249,6 +278,7 @@ export class Session {
     this.#log.apply(record);
     await this.journal.append(record);
     const summary = { turnId: turn.id, label: turn.label, files: filesOf(turn) };
+    await this.#commitToHistory(turn.id, turn.label, workspacePaths(turn, this.workspace));
     for (const listener of this.#listeners) {
       if (listener.turnEnded)
         this.#track(Promise.resolve(listener.turnEnded({ ...summary, startedAt: turn.startedAt })));
@@ -323,7 +353,28 @@ export class Session {
     return result;
   }
 
+  /** Rules A and B: skip while a worktree is active; a rewind is a new commit, never a rewrite. */
+  async #commitToHistory(turnId: string, label: string, paths: string[]): Promise<void> {
+    const history = this.#history;
+    if (!history) return;
+    const worktree = this.#worktrees?.activeName();
+    if (worktree !== undefined) {
+      await history.repo.recordSkipped({
+        sessionId: this.id,
+        turnId,
+        label,
+        reason: `worktree-active:${worktree}`,
+      });
+      return;
+    }
+    const queued = await history.repo.commitTurn({ sessionId: this.id, turnId, label, paths });
+    this.#track(queued.committed);
+  }
+
   async #restored(result: RewindResult, kind: 'rewind' | 'redo'): Promise<void> {
+    const changed = [...result.restored, ...result.deleted];
+    if (changed.length > 0)
+      await this.#commitToHistory(result.rewindId, `${kind}: ${result.turns.join(', ')}`, changed);
     // Restored files are what the agent sees now: refresh their baselines.
     for (const relative of [...result.restored, ...result.deleted]) {
       const absolute = path.join(this.workspace, relative);
@@ -443,6 +494,10 @@ export class Session {
   /** Waits for background journal appends and listeners; rethrows the first background error. */
   async flush(): Promise<void> {
     await this.flushWrites();
+    if (this.#history) {
+      const report = await this.#history.repo.flush();
+      this.#errors.push(...report.failures.map((failure) => failure.error));
+    }
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
     const error = this.#errors.shift();
     if (error !== undefined) throw error;
@@ -465,12 +520,73 @@ export class Session {
   /** Flushes and releases the session (closes the bash staging's file watches). */
   async close(): Promise<void> {
     this.staging.close();
+    try {
+      await this.flush();
+    } finally {
+      await this.#history?.repo.close();
+    }
+  }
+
+  /**
+   * Puts one file back as it was at the end of a turn, from the shadow history. Goes through the
+   * checkpoint layer (captured first), so rewinding the active turn undoes it.
+   *
+   * @param turn - a turn id of this session, or `{ sessionId, turnId }`.
+   * @param input - the path, relative to the workspace.
+   * @returns `restored` (written), `deleted` (the file did not exist then) or `unchanged`.
+   * @throws UsageError `TURN_STATE` (no active turn) or `INVALID_INPUT` (no shadow history); ShadowGitError for an unknown turn.
+   */
+  async restoreFile(
+    turn: string | { sessionId: string; turnId: string },
+    input: string,
+  ): Promise<'restored' | 'deleted' | 'unchanged'> {
+    const history = this.#history;
+    if (!history)
+      throw new UsageError('INVALID_INPUT', 'This session has no shadow history (shadowGit: false).');
+    if (!this.#log.activeTurn)
+      throw new UsageError('TURN_STATE', 'restoreFile needs an active turn: call beginTurn() first.');
     await this.flush();
+    const resolved = await resolveInRoot(this.workspace, input);
+    const reference = typeof turn === 'string' ? { sessionId: this.id, turnId: turn } : turn;
+    const entry = await history.repo.showEntry({ turn: reference, path: resolved.relative });
+    const key = pathKey(this.workspace, resolved.relative);
+    return this.pathQueue.run([key], async () => {
+      const capture = await this.checkpoints.capture(this.workspace, resolved.relative);
+      let outcome: 'restored' | 'deleted' | 'unchanged';
+      if (!entry) {
+        outcome = capture.pre.kind === 'absent' ? 'unchanged' : 'deleted';
+        await rm(resolved.absolute, { force: true });
+      } else if (entry.isSymlink) {
+        await rm(resolved.absolute, { force: true });
+        await mkdir(path.dirname(resolved.absolute), { recursive: true });
+        await symlink(Buffer.from(entry.bytes).toString('utf8'), resolved.absolute);
+        outcome = 'restored';
+      } else {
+        await mkdir(path.dirname(resolved.absolute), { recursive: true });
+        const mode = entry.executable ? 0o755 : 0o644;
+        await writeFileAtomic(resolved.absolute, entry.bytes, { mode });
+        await chmod(resolved.absolute, mode);
+        outcome = 'restored';
+      }
+      await this.checkpoints.recordPost(this.workspace, resolved.relative);
+      if (this.guard.baseline(key)) await this.guard.refresh(key, resolved.absolute);
+      return outcome;
+    });
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+function workspacePaths(turn: TurnState, workspace: string): string[] {
+  return [
+    ...new Set(
+      [...turn.captures.values()]
+        .filter((capture) => capture.root === workspace)
+        .map((capture) => capture.path),
+    ),
+  ].sort();
 }
 
 function filesOf(turn: TurnState): string[] {
@@ -524,6 +640,15 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
     );
   }
   const sandbox = await openSandbox(options, workspace, home);
+  const history =
+    options.shadowGit === false
+      ? undefined
+      : await openSessionHistory({
+          workspace,
+          home,
+          ...(options.skipDirectories ? { skipDirectories: options.skipDirectories } : {}),
+          ...(options.now ? { now: options.now } : {}),
+        });
   const journal = new Journal(path.join(projectDir, 'sessions', id, 'journal.jsonl'));
   const { records } = await journal.read();
   const log = new TurnLog(workspace);
@@ -540,6 +665,7 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
     ...(options.skipDirectories ? { skipDirectories: options.skipDirectories } : {}),
     ...(options.watchFiles === undefined ? {} : { watchFiles: options.watchFiles }),
     ...(sandbox ? { sandbox } : {}),
+    ...(history ? { history } : {}),
   });
   if (records.length === 0) {
     await journal.append({ type: 'session', v: 1, sessionId: id, workspace, at: now().toISOString() });

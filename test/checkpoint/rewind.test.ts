@@ -1,8 +1,7 @@
 import { chmod, lstat, mkdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSession } from '../../src/loop/session.js';
-import { exists, git, read, setup, snapshot, tempDir, turn, writeFiles } from '../helpers.js';
+import { createSession, exists, git, read, setup, snapshot, tempDir, turn, writeFiles } from '../helpers.js';
 
 describe('rewind', () => {
   it('case C1: a file the agent created is removed, others untouched', async () => {

@@ -4,8 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { deleteSessionData } from '../../src/checkpoint/gc.js';
-import { createSession } from '../../src/loop/session.js';
-import { exists, read, setup, tempDir, turn, writeFiles } from '../helpers.js';
+import { createSession, exists, read, setup, tempDir, turn, writeFiles } from '../helpers.js';
 
 const run = promisify(execFile);
 

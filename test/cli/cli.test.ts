@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -171,4 +172,85 @@ describe('safeturn CLI', () => {
     expect(rows[1].differing).toEqual(['.env', 'index.html', 'theme.css']);
     expect(rows[3].differing).toEqual(['.env', 'index.html', 'notes.md']);
   });
+});
+
+describe('safeturn CLI: history, status, gc, doctor, sandbox, worktree', () => {
+  it('history/diff/show read the shadow repository; status, gc and doctor report; exit codes hold', async () => {
+    const base = await tempDir();
+    const workspace = path.join(base, 'ws');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(workspace);
+    await writeFile(path.join(workspace, 'a.txt'), 'one\n');
+    const home = path.join(base, 'home');
+    const recording = path.join(base, 'rec.jsonl');
+    await writeFile(
+      recording,
+      [
+        { turn: 't1', label: 'edit a', tool: 'read', input: { path: 'a.txt' } },
+        { turn: 't1', tool: 'write', input: { path: 'a.txt', content: 'two\n' } },
+        { turn: 't2', label: 'shell', tool: 'bash', input: { command: 'echo made > made.txt' } },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
+    const common = ['--workspace', workspace, '--home', home];
+    expect((await safeturn(['replay', recording, ...common, '--session', 's'])).code).toBe(0);
+    const history = await safeturn(['history', ...common, '--json']);
+    expect(history.code).toBe(0);
+    const entries = history.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(entries.map((entry) => [entry.turnId, entry.changedPaths])).toEqual([
+      ['t2', ['made.txt']],
+      ['t1', ['a.txt']],
+    ]);
+    const diff = await safeturn(['diff', 't1', ...common]);
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toContain('-one\n+two');
+    const shown = await safeturn(['show', 't1', 'a.txt', ...common]);
+    expect(shown.stdout).toBe('two\n');
+    expect((await safeturn(['show', 't1', 'made.txt', ...common])).code).toBe(2);
+    expect((await safeturn(['diff', 'nope', ...common])).code).toBe(2);
+    const status = await safeturn(['status', ...common, '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      v: 1,
+      type: 'status',
+      session: 's',
+      rollbackPoints: 2,
+      lastCoverage: { turn: 't2', created: ['made.txt'] },
+    });
+    const gc = await safeturn(['gc', ...common, '--grace-ms', '0', '--json']);
+    expect(gc.code).toBe(0);
+    expect(JSON.parse(gc.stdout)).toMatchObject({ type: 'gc-report', deletedBlobs: 0 });
+    const doctor = await safeturn(['doctor', ...common]);
+    expect(doctor.stdout).toContain('journal: ok');
+    expect((await safeturn(['worktree', 'list', ...common])).stdout).toContain('No worktrees.');
+    const help = await safeturn(['rewind', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--dry-run');
+  });
+
+  it.skipIf(!existsSync('/usr/bin/bwrap'))(
+    'sandbox run passes the exit code and blocks writes outside',
+    async () => {
+      const base = await tempDir();
+      const workspace = path.join(base, 'ws');
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(workspace);
+      const ok = await safeturn([
+        'sandbox',
+        'run',
+        '--workspace',
+        workspace,
+        '--',
+        'bash',
+        '-c',
+        `echo in > in.txt; echo out > ${base}/out.txt; exit 3`,
+      ]);
+      expect(ok.code).toBe(3);
+      expect(await readFile(path.join(workspace, 'in.txt'), 'utf8')).toBe('in\n');
+      await expect(readFile(path.join(base, 'out.txt'))).rejects.toThrow();
+    },
+  );
 });

@@ -1,10 +1,9 @@
 import { readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSession } from '../../src/loop/session.js';
 import { wrapTools } from '../../src/loop/wrap-tools.js';
 import { createReferenceTools } from '../../src/tools/reference-tools.js';
-import { read, setup, writeFiles } from '../helpers.js';
+import { createSession, read, setup, writeFiles } from '../helpers.js';
 
 describe('read-before-edit guard', () => {
   it('refuses a write to an existing file never read, and leaves the disk untouched', async () => {

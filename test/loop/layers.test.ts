@@ -2,9 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSession } from '../../src/loop/session.js';
 import { createSessionTools } from '../../src/loop/session-tools.js';
-import { git, read, snapshot, tempDir, writeFiles } from '../helpers.js';
+import { createSession, git, read, snapshot, tempDir, writeFiles } from '../helpers.js';
 
 const hasBwrap = existsSync('/usr/bin/bwrap');
 

@@ -1,10 +1,11 @@
 import { chmod, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSession, type Session } from '../../src/loop/session.js';
+import type { Session } from '../../src/loop/session.js';
 import { wrapTools } from '../../src/loop/wrap-tools.js';
 import { createReferenceTools } from '../../src/tools/reference-tools.js';
 import { createWorktreeManager, type WorktreeHost } from '../../src/worktree/index.js';
+import { createSession } from '../helpers.js';
 import { type Fixture, makeFixture, treeState } from './helpers.js';
 
 /** The adapter the lead's session will own: the seam maps onto the checkpoint store of the active turn. */

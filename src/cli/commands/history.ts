@@ -2,15 +2,10 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { formatRestoreReport, formatRollbackPoints } from '../../loop/format.js';
 import { parseReplay, replay } from '../../loop/replay.js';
-import { wrapTools } from '../../loop/wrap-tools.js';
-import { createReferenceTools } from '../../tools/reference-tools.js';
-import { type CommonOptions, commonOptions, openSession } from '../context.js';
+import { createSessionTools } from '../../loop/session-tools.js';
+import { type CommonOptions, openSession } from '../context.js';
 import { createOutput, EXIT } from '../output.js';
-
-function withCommon(command: Command): Command {
-  for (const option of commonOptions()) command.addOption(option);
-  return command;
-}
+import { withCommon } from './with-common.js';
 
 /** `safeturn log`, `rewind`, `redo`, `replay`. Each action resolves to an exit code. */
 export function registerHistoryCommands(program: Command, setExit: (code: number) => void): void {
@@ -84,7 +79,7 @@ export function registerHistoryCommands(program: Command, setExit: (code: number
     const out = createOutput(true);
     const lines = parseReplay(await readFile(file, 'utf8'));
     const session = await openSession(options, true);
-    const tools = wrapTools({ session, tools: createReferenceTools() });
+    const tools = createSessionTools(session);
     await replay({
       session,
       tools,

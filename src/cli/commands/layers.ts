@@ -1,0 +1,122 @@
+import type { Command } from 'commander';
+import { handleSandbox } from '../../sandbox/handle-sandbox.js';
+import { resolvePolicy } from '../../sandbox/resolve-policy.js';
+import { runSandboxed } from '../../sandbox/run-sandboxed.js';
+import type { WorktreeMergeStrategy } from '../../worktree/merge-types.js';
+import { type CommonOptions, openSession } from '../context.js';
+import { createOutput, EXIT } from '../output.js';
+import { withCommon } from './with-common.js';
+
+/** `safeturn sandbox [run -- CMD]` and `safeturn worktree list|merge|discard`. */
+export function registerLayerCommands(program: Command, setExit: (code: number) => void): void {
+  const sandbox = program
+    .command('sandbox')
+    .description('show the sandbox policy, or run one command under it');
+  withCommon(
+    sandbox
+      .command('show', { isDefault: true })
+      .description('the policy in force for the workspace (defaults merged with safeturn.config.json)')
+      .option('-c, --config <file>', 'an explicit config file'),
+  ).action(async (options: CommonOptions & { config?: string }) => {
+    const out = createOutput(options.json ?? false);
+    const policy = await resolvePolicy(undefined, {
+      workspace: options.workspace,
+      ...(options.config ? { configPath: options.config } : {}),
+      ...(options.home ? { safeturnHome: options.home } : {}),
+    });
+    const shown = handleSandbox({ getPolicy: () => policy, setPolicy: () => undefined }, '');
+    out.record('sandbox-policy', { policy });
+    out.say(shown.text);
+    setExit(EXIT.done);
+  });
+  withCommon(
+    sandbox
+      .command('run')
+      .description(
+        'run one command under the policy (bash -lc); exits with its exit code, 2 when it could not be sandboxed',
+      )
+      .argument('<command...>', 'the command and its arguments (after --)')
+      .option('-c, --config <file>', 'an explicit config file')
+      .option('--network', 'allow network for this command'),
+  ).action(async (words: string[], options: CommonOptions & { config?: string; network?: boolean }) => {
+    const out = createOutput(options.json ?? false);
+    const policy = await resolvePolicy(options.network ? { network: true } : undefined, {
+      workspace: options.workspace,
+      ...(options.config ? { configPath: options.config } : {}),
+      ...(options.home ? { safeturnHome: options.home } : {}),
+    });
+    const quoted = words
+      .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`))
+      .join(' ');
+    const result = await runSandboxed(quoted, { policy, cwd: policy.workspace });
+    process.stdout.write(result.stdout);
+    process.stderr.write(result.stderr);
+    out.record('sandbox-run', {
+      exitCode: result.exitCode,
+      signal: result.signal,
+      cleanup: result.cleanup,
+      droppedEnv: result.droppedEnv,
+    });
+    for (const hook of result.cleanup.removedHooks ?? [])
+      out.warn(`safeturn: removed a git hook the command created: ${hook}`);
+    setExit(result.exitCode ?? EXIT.didNotRun);
+  });
+
+  const worktree = program
+    .command('worktree')
+    .description('list, merge or discard the agent worktrees of a workspace');
+  withCommon(
+    worktree
+      .command('list')
+      .description('every worktree: name, branch, base, created at, changed files, on disk'),
+  ).action(async (options: CommonOptions) => {
+    const out = createOutput(options.json ?? false);
+    const session = await openSession(options, true);
+    const list = await session.worktrees.list();
+    for (const item of list) out.record('worktree', { ...item });
+    out.say(
+      list.length === 0
+        ? 'No worktrees.'
+        : list
+            .map(
+              (item) =>
+                `${item.name}  ${item.branch}  ${item.exists ? '' : '(missing) '}${JSON.stringify(item)}`,
+            )
+            .join('\n'),
+    );
+    setExit(EXIT.done);
+  });
+  withCommon(
+    worktree
+      .command('merge')
+      .argument('<name>')
+      .description('bring a worktree back as uncommitted changes (rewindable)')
+      .option('--strategy <strategy>', 'on conflicts: ours | theirs | markers (default: refuse)'),
+  ).action(async (name: string, options: CommonOptions & { strategy?: WorktreeMergeStrategy }) => {
+    const out = createOutput(options.json ?? false);
+    const session = await openSession(options, true);
+    await session.beginTurn({ label: `safeturn worktree merge ${name}` });
+    try {
+      const report = await session.worktrees.merge({
+        name,
+        ...(options.strategy ? { strategy: options.strategy } : {}),
+      });
+      out.record('worktree-merge', { ...report });
+      out.say(JSON.stringify(report, null, 2));
+    } finally {
+      await session.endTurn();
+      await session.close();
+    }
+    setExit(EXIT.done);
+  });
+  withCommon(
+    worktree.command('discard').argument('<name>').description('remove a worktree, its branch and its lock'),
+  ).action(async (name: string, options: CommonOptions) => {
+    const out = createOutput(options.json ?? false);
+    const session = await openSession(options, true);
+    const result = await session.worktrees.discard({ name });
+    out.record('worktree-discard', { ...result });
+    out.say(`Discarded worktree ${name}.`);
+    setExit(EXIT.done);
+  });
+}
