@@ -52,3 +52,107 @@ export { createReadTool, readInputSchema } from './tools/read-tool.js';
 export { createReferenceTools } from './tools/reference-tools.js';
 export type { WriteInput } from './tools/write-tool.js';
 export { createWriteTool, writeInputSchema } from './tools/write-tool.js';
+
+// Composition: all tools for a session, slash commands, replay, discovery
+export { createSessionTools } from './loop/session-tools.js';
+export { handleRewind, handleSandbox } from './loop/slash-commands.js';
+export type { RewindCommandResult } from './loop/slash-commands.js';
+export { formatRestoreReport, formatRollbackPoints } from './loop/format.js';
+export { parseReplay, replay, replayLineSchema } from './loop/replay.js';
+export type { ReplayCallResult, ReplayLine, ReplayOptions } from './loop/replay.js';
+export { listSessions } from './loop/session-discovery.js';
+export type { ListSessionsOptions, SessionInfo } from './loop/session-discovery.js';
+export { SessionSandbox } from './loop/session-sandbox.js';
+export type { PreparedCommand } from './loop/tool-types.js';
+export type { ReferenceToolsOptions } from './tools/reference-tools.js';
+
+// Bash coverage
+export { createBashTool, bashInputSchema } from './tools/bash/bash-tool.js';
+export type { BashData, BashInput, BashToolOptions } from './tools/bash/bash-tool.js';
+export { formatCoverage } from './checkpoint/scan/coverage.js';
+export type { CoverageNote, UncoveredReason } from './checkpoint/scan/coverage.js';
+export { DEFAULT_SKIP_DIRECTORIES } from './checkpoint/scan/scan-tree.js';
+
+// apply_patch
+export {
+  applyPatch,
+  createApplyPatchTool,
+  formatChanges,
+  parsePatch,
+  PatchApplyError,
+  PatchParseError,
+  patchPaths,
+  planPatch,
+  resolvePatchPaths,
+} from './tools/apply-patch/index.js';
+export type {
+  AddFileHunk,
+  ApplyPatchOptions,
+  ApplyPatchResult,
+  ApplyPatchToolInput,
+  DeleteFileHunk,
+  ParsedPatch,
+  PatchChunk,
+  PatchFileChange,
+  PatchHunk,
+  PatchLineChange,
+  PatchPlan,
+  PlanPatchOptions,
+  UpdateFileHunk,
+} from './tools/apply-patch/index.js';
+
+// Shadow git
+export { openShadowRepo, ShadowGitError, ShadowRepo, shadowGitCommand } from './shadow-git/index.js';
+export type {
+  CommitTurnInput,
+  FlushReport,
+  OpenShadowRepoOptions,
+  QueuedCommit,
+  ShadowDiffQuery,
+  ShadowFileEntry,
+  ShadowLogEntry,
+  ShadowLogQuery,
+  ShadowShowQuery,
+  TurnReference,
+} from './shadow-git/index.js';
+
+// Worktrees
+export {
+  createWorktreeManager,
+  createWorktreeTools,
+  WorktreeConflictError,
+  WorktreeError,
+} from './worktree/index.js';
+export type {
+  WorktreeHost,
+  WorktreeInfo,
+  WorktreeManager,
+  WorktreeMergeReport,
+  WorktreeMergeStrategy,
+} from './worktree/index.js';
+
+// Sandbox
+export {
+  checkWritePath,
+  DEFAULT_DENY_READ,
+  detectSandboxSupport,
+  resolvePolicy,
+  runSandboxed,
+  SandboxPolicyError,
+  SandboxPolicyInputSchema,
+  SandboxPolicySchema,
+  SandboxUnavailableError,
+  sandboxCheck,
+  wrapCommand,
+} from './sandbox/index.js';
+export type {
+  ResolvePolicyEnvironment,
+  RunSandboxedOptions,
+  RunSandboxedResult,
+  SandboxCheckReport,
+  SandboxMode,
+  SandboxPolicy,
+  SandboxPolicyInput,
+  WrapCommandOptions,
+  WrappedCommand,
+} from './sandbox/index.js';
