@@ -7,6 +7,9 @@ export type { FileState, SkipReason } from './checkpoint/file-state.js';
 export type { GcOptions, GcReport } from './checkpoint/gc.js';
 export { collectGarbage, deleteSessionData } from './checkpoint/gc.js';
 export type { RestoreFailure, RestoreReport } from './checkpoint/restore.js';
+export type { CoverageNote, UncoveredReason } from './checkpoint/scan/coverage.js';
+export { formatCoverage } from './checkpoint/scan/coverage.js';
+export { DEFAULT_SKIP_DIRECTORIES } from './checkpoint/scan/scan-tree.js';
 // Paths and home
 export { projectId, resolveHome } from './core/home.js';
 export type { ResolvedPath } from './core/paths.js';
@@ -23,18 +26,29 @@ export { takeFingerprint } from './guard/fingerprint.js';
 export type { GuardVerdict, ReadGuardOptions } from './guard/read-guard.js';
 // Guard
 export { ReadGuard } from './guard/read-guard.js';
+export { formatRestoreReport, formatRollbackPoints } from './loop/format.js';
 export type { CallPath, ToolCall, ToolMiddleware } from './loop/middleware.js';
+export type { ReplayCallResult, ReplayLine, ReplayOptions } from './loop/replay.js';
+export { parseReplay, replay, replayLineSchema } from './loop/replay.js';
 export type { SessionListener } from './loop/session.js';
 // Sessions, turns and wrapTools
 export { createSession, Session } from './loop/session.js';
+export type { ListSessionsOptions, SessionInfo } from './loop/session-discovery.js';
+export { listSessions } from './loop/session-discovery.js';
 export type {
   BeginTurnOptions,
   CreateSessionOptions,
   RollbackPoint,
   TurnSummary,
 } from './loop/session-options.js';
+export { SessionSandbox } from './loop/session-sandbox.js';
+// Composition: all tools for a session, slash commands, replay, discovery
+export { createSessionTools } from './loop/session-tools.js';
+export type { RewindCommandResult } from './loop/slash-commands.js';
+export { handleRewind, handleSandbox } from './loop/slash-commands.js';
 export { isToolFailure, toolFailure } from './loop/tool-failure.js';
 export type {
+  PreparedCommand,
   SafeturnTool,
   ToolContext,
   ToolFailure,
@@ -44,93 +58,17 @@ export type {
 } from './loop/tool-types.js';
 export type { ToolBinding, WrappedTool, WrapToolsOptions } from './loop/wrap-tools.js';
 export { wrapTools } from './loop/wrap-tools.js';
-export type { EditInput } from './tools/edit-tool.js';
-export { createEditTool, editInputSchema } from './tools/edit-tool.js';
-export type { ReadData, ReadInput } from './tools/read-tool.js';
-export { createReadTool, readInputSchema } from './tools/read-tool.js';
-// Reference tools
-export { createReferenceTools } from './tools/reference-tools.js';
-export type { WriteInput } from './tools/write-tool.js';
-export { createWriteTool, writeInputSchema } from './tools/write-tool.js';
-
-// Composition: all tools for a session, slash commands, replay, discovery
-export { createSessionTools } from './loop/session-tools.js';
-export { handleRewind, handleSandbox } from './loop/slash-commands.js';
-export type { RewindCommandResult } from './loop/slash-commands.js';
-export { formatRestoreReport, formatRollbackPoints } from './loop/format.js';
-export { parseReplay, replay, replayLineSchema } from './loop/replay.js';
-export type { ReplayCallResult, ReplayLine, ReplayOptions } from './loop/replay.js';
-export { listSessions } from './loop/session-discovery.js';
-export type { ListSessionsOptions, SessionInfo } from './loop/session-discovery.js';
-export { SessionSandbox } from './loop/session-sandbox.js';
-export type { PreparedCommand } from './loop/tool-types.js';
-export type { ReferenceToolsOptions } from './tools/reference-tools.js';
-
-// Bash coverage
-export { createBashTool, bashInputSchema } from './tools/bash/bash-tool.js';
-export type { BashData, BashInput, BashToolOptions } from './tools/bash/bash-tool.js';
-export { formatCoverage } from './checkpoint/scan/coverage.js';
-export type { CoverageNote, UncoveredReason } from './checkpoint/scan/coverage.js';
-export { DEFAULT_SKIP_DIRECTORIES } from './checkpoint/scan/scan-tree.js';
-
-// apply_patch
-export {
-  applyPatch,
-  createApplyPatchTool,
-  formatChanges,
-  parsePatch,
-  PatchApplyError,
-  PatchParseError,
-  patchPaths,
-  planPatch,
-  resolvePatchPaths,
-} from './tools/apply-patch/index.js';
 export type {
-  AddFileHunk,
-  ApplyPatchOptions,
-  ApplyPatchResult,
-  ApplyPatchToolInput,
-  DeleteFileHunk,
-  ParsedPatch,
-  PatchChunk,
-  PatchFileChange,
-  PatchHunk,
-  PatchLineChange,
-  PatchPlan,
-  PlanPatchOptions,
-  UpdateFileHunk,
-} from './tools/apply-patch/index.js';
-
-// Shadow git
-export { openShadowRepo, ShadowGitError, ShadowRepo, shadowGitCommand } from './shadow-git/index.js';
-export type {
-  CommitTurnInput,
-  FlushReport,
-  OpenShadowRepoOptions,
-  QueuedCommit,
-  ShadowDiffQuery,
-  ShadowFileEntry,
-  ShadowLogEntry,
-  ShadowLogQuery,
-  ShadowShowQuery,
-  TurnReference,
-} from './shadow-git/index.js';
-
-// Worktrees
-export {
-  createWorktreeManager,
-  createWorktreeTools,
-  WorktreeConflictError,
-  WorktreeError,
-} from './worktree/index.js';
-export type {
-  WorktreeHost,
-  WorktreeInfo,
-  WorktreeManager,
-  WorktreeMergeReport,
-  WorktreeMergeStrategy,
-} from './worktree/index.js';
-
+  ResolvePolicyEnvironment,
+  RunSandboxedOptions,
+  RunSandboxedResult,
+  SandboxCheckReport,
+  SandboxMode,
+  SandboxPolicy,
+  SandboxPolicyInput,
+  WrapCommandOptions,
+  WrappedCommand,
+} from './sandbox/index.js';
 // Sandbox
 export {
   checkWritePath,
@@ -146,13 +84,69 @@ export {
   wrapCommand,
 } from './sandbox/index.js';
 export type {
-  ResolvePolicyEnvironment,
-  RunSandboxedOptions,
-  RunSandboxedResult,
-  SandboxCheckReport,
-  SandboxMode,
-  SandboxPolicy,
-  SandboxPolicyInput,
-  WrapCommandOptions,
-  WrappedCommand,
-} from './sandbox/index.js';
+  CommitTurnInput,
+  FlushReport,
+  OpenShadowRepoOptions,
+  QueuedCommit,
+  ShadowDiffQuery,
+  ShadowFileEntry,
+  ShadowLogEntry,
+  ShadowLogQuery,
+  ShadowShowQuery,
+  TurnReference,
+} from './shadow-git/index.js';
+// Shadow git
+export { openShadowRepo, ShadowGitError, ShadowRepo, shadowGitCommand } from './shadow-git/index.js';
+export type {
+  AddFileHunk,
+  ApplyPatchOptions,
+  ApplyPatchResult,
+  ApplyPatchToolInput,
+  DeleteFileHunk,
+  ParsedPatch,
+  PatchChunk,
+  PatchFileChange,
+  PatchHunk,
+  PatchLineChange,
+  PatchPlan,
+  PlanPatchOptions,
+  UpdateFileHunk,
+} from './tools/apply-patch/index.js';
+// apply_patch
+export {
+  applyPatch,
+  createApplyPatchTool,
+  formatChanges,
+  PatchApplyError,
+  PatchParseError,
+  parsePatch,
+  patchPaths,
+  planPatch,
+  resolvePatchPaths,
+} from './tools/apply-patch/index.js';
+export type { BashData, BashInput, BashToolOptions } from './tools/bash/bash-tool.js';
+// Bash coverage
+export { bashInputSchema, createBashTool } from './tools/bash/bash-tool.js';
+export type { EditInput } from './tools/edit-tool.js';
+export { createEditTool, editInputSchema } from './tools/edit-tool.js';
+export type { ReadData, ReadInput } from './tools/read-tool.js';
+export { createReadTool, readInputSchema } from './tools/read-tool.js';
+export type { ReferenceToolsOptions } from './tools/reference-tools.js';
+// Reference tools
+export { createReferenceTools } from './tools/reference-tools.js';
+export type { WriteInput } from './tools/write-tool.js';
+export { createWriteTool, writeInputSchema } from './tools/write-tool.js';
+export type {
+  WorktreeHost,
+  WorktreeInfo,
+  WorktreeManager,
+  WorktreeMergeReport,
+  WorktreeMergeStrategy,
+} from './worktree/index.js';
+// Worktrees
+export {
+  createWorktreeManager,
+  createWorktreeTools,
+  WorktreeConflictError,
+  WorktreeError,
+} from './worktree/index.js';

@@ -30,7 +30,11 @@ function isInside(root: string, candidate: string): boolean {
   );
 }
 
-async function realpathOfDeepestExisting(target: string): Promise<string> {
+/**
+ * The realpath of `target` when it exists; otherwise the realpath of its deepest existing
+ * ancestor with the missing components appended.
+ */
+export async function realpathOfDeepestExisting(target: string): Promise<string> {
   let existing = target;
   const rest: string[] = [];
   for (;;) {

@@ -1,3 +1,4 @@
+import { withoutRedirectingGitVariables } from '../core/git-environment.js';
 /** A real-git command line for the shadow repository, as an argv array (never a shell string). */
 export interface ShadowGitCommand {
   file: 'git';
@@ -15,19 +16,6 @@ export interface ShadowGitCommandOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-// Variables that would point git at another repository, index or object store than the shadow one.
-const repositoryVariables = [
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-  'GIT_INDEX_FILE',
-  'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_COMMON_DIR',
-  'GIT_NAMESPACE',
-  'GIT_CEILING_DIRECTORIES',
-  'GIT_DISCOVERY_ACROSS_FILESYSTEM',
-];
-
 /**
  * Builds a command that runs the real git CLI on the shadow repository only: `--git-dir` set,
  * `GIT_DIR` & co. removed from the environment, the user's system and global config ignored
@@ -41,11 +29,8 @@ const repositoryVariables = [
  * ```
  */
 export function shadowGitCommand(options: ShadowGitCommandOptions): ShadowGitCommand {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(options.env ?? process.env)) {
-    if (value !== undefined && !repositoryVariables.includes(key) && !key.startsWith('GIT_CONFIG'))
-      env[key] = value;
-  }
+  const env = withoutRedirectingGitVariables(options.env ?? process.env);
+  for (const key of Object.keys(env)) if (key.startsWith('GIT_CONFIG')) delete env[key];
   env.GIT_CONFIG_NOSYSTEM = '1';
   env.GIT_CONFIG_GLOBAL = '/dev/null';
   env.GIT_TERMINAL_PROMPT = '0';

@@ -1,17 +1,6 @@
 import { execa } from 'execa';
+import { withoutRedirectingGitVariables } from '../core/git-environment.js';
 import { WorktreeError } from './worktree-error.js';
-
-// Variables that would point git at another repository, index or work tree than the one we mean.
-const redirectingVariables = [
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-  'GIT_INDEX_FILE',
-  'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_COMMON_DIR',
-  'GIT_PREFIX',
-  'GIT_NAMESPACE',
-];
 
 // Hooks and fsmonitor run user programs; signing needs keys and prompts. None belong in our plumbing.
 const safetyConfig = [
@@ -56,11 +45,7 @@ export interface GitResult {
 }
 
 function environment(extra: Record<string, string> | undefined): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !redirectingVariables.includes(key)) result[key] = value;
-  }
-  return { ...result, LC_ALL: 'C', ...extra };
+  return { ...withoutRedirectingGitVariables(process.env), LC_ALL: 'C', ...extra };
 }
 
 function failure(
