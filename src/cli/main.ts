@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { SafeturnError } from '../errors/safeturn-error.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerHistoryCommands } from './commands/history.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { EXIT, JSON_OUTPUT_VERSION } from './output.js';
 
 /**
@@ -25,6 +26,7 @@ export async function main(argv: string[]): Promise<number> {
     });
   registerDemoCommand(program, setExit);
   registerHistoryCommands(program, setExit);
+  registerMcpCommand(program, setExit);
   for (const command of program.commands) command.exitOverride();
   try {
     await program.parseAsync(argv, { from: 'user' });
