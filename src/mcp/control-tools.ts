@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { RewindResult } from '../checkpoint/checkpoint-store.js';
 import { SafeturnError } from '../errors/safeturn-error.js';
 import { formatRestoreReport, formatRollbackPoints } from '../loop/format.js';
 import type { Session } from '../loop/session.js';
@@ -20,6 +21,14 @@ export const rewindInputSchema = z
       .boolean()
       .optional()
       .describe('Overwrite files changed by hand since the agent wrote them (redo brings them back).'),
+    dry_run: z.boolean().optional().describe('Only report what would change; write nothing.'),
+  })
+  .strict();
+
+/** Input of the MCP `redo` tool. */
+export const redoInputSchema = z
+  .object({
+    force: z.boolean().optional().describe('Overwrite files changed since the rewind.'),
     dry_run: z.boolean().optional().describe('Only report what would change; write nothing.'),
   })
   .strict();
@@ -52,11 +61,21 @@ function invalidInput(name: string, error: z.ZodError): CallToolResult {
   return failureResult(failWith('INVALID_INPUT', `Invalid input for ${name}: ${detail}`));
 }
 
+/** A restore report as an MCP result (`isError` when some file failed). */
+function restoreResult(result: RewindResult, verb: string): CallToolResult {
+  return {
+    content: [{ type: 'text', text: formatRestoreReport(result, verb) }],
+    structuredContent: { ok: true, ...result },
+    ...(result.failed.length > 0 ? { isError: true } : {}),
+  };
+}
+
 /**
  * The MCP tools that act on the session: `rewind` (put files back as they were before a turn,
- * undoing it and every later turn) and `rollback_points` (list the turns one can rewind to).
+ * undoing it and every later turn), `redo` (undo the last rewind) and `rollback_points` (list the
+ * turns one can rewind to).
  */
-export function createControlTools(): Record<'rewind' | 'rollback_points', ControlTool> {
+export function createControlTools(): Record<'rewind' | 'redo' | 'rollback_points', ControlTool> {
   return {
     rewind: {
       description:
@@ -79,11 +98,26 @@ export function createControlTools(): Record<'rewind' | 'rollback_points', Contr
             force: force ?? false,
             dryRun: dryRun ?? false,
           });
-          return {
-            content: [{ type: 'text', text: formatRestoreReport(result) }],
-            structuredContent: { ok: true, ...result },
-            ...(result.failed.length > 0 ? { isError: true } : {}),
-          };
+          return restoreResult(result, 'Rewound');
+        } catch (error) {
+          if (SafeturnError.isInstance(error)) return errorResult(error);
+          throw error;
+        }
+      },
+    },
+    redo: {
+      description:
+        'Undo the last rewind (only while no turn ran since it): puts back what the rewind overwrote.',
+      inputSchema: redoInputSchema,
+      async run(session, input) {
+        const parsed = redoInputSchema.safeParse(input ?? {});
+        if (!parsed.success) return invalidInput('redo', parsed.error);
+        try {
+          const result = await session.redo({
+            force: parsed.data.force ?? false,
+            dryRun: parsed.data.dry_run ?? false,
+          });
+          return restoreResult(result, 'Redid');
         } catch (error) {
           if (SafeturnError.isInstance(error)) return errorResult(error);
           throw error;

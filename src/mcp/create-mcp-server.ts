@@ -68,10 +68,10 @@ function inputJsonSchema(schema: z.ZodType): Tool['inputSchema'] {
 
 /**
  * Builds an MCP server (official TypeScript SDK) that serves a session's wrapped tools plus
- * `rewind` and `rollback_points`. Every `tools/call` is one turn, unless the request's `_meta`
+ * `rewind`, `redo` and `rollback_points`. Every `tools/call` is one turn, unless the request's `_meta`
  * carries `"safeturn/turn": "<client id>"`: calls with the same id share one turn, which ends when
  * another id (or a call without one) arrives, when a call sets `"safeturn/endTurn": true`, before a
- * `rewind`, and on close. `"safeturn/label"` sets the turn's label. Calls run one at a time.
+ * `rewind` or `redo`, and on close. `"safeturn/label"` sets the turn's label. Calls run one at a time.
  *
  * Failures the model should act on (guard refusals, paths outside the workspace, invalid input,
  * rewind conflicts) come back as `isError: true` results whose text starts with the code and whose
@@ -124,7 +124,7 @@ export function createMcpServer(options: CreateMcpServerOptions): SafeturnMcpSer
   ): Promise<CallToolResult> => {
     const controlTool = control[name as keyof typeof control];
     if (controlTool) {
-      if (name === 'rewind') await turns.endOpen();
+      if (name === 'rewind' || name === 'redo') await turns.endOpen();
       return controlTool.run(session, input);
     }
     const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;

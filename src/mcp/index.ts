@@ -1,6 +1,11 @@
 export { failureResult, toCallToolResult } from './call-tool-result.js';
 export type { ControlTool } from './control-tools.js';
-export { createControlTools, rewindInputSchema, rollbackPointsInputSchema } from './control-tools.js';
+export {
+  createControlTools,
+  redoInputSchema,
+  rewindInputSchema,
+  rollbackPointsInputSchema,
+} from './control-tools.js';
 export type { CreateMcpServerOptions, SafeturnMcpServer } from './create-mcp-server.js';
 export { createMcpServer } from './create-mcp-server.js';
 export type { McpTurnRequest } from './mcp-turns.js';

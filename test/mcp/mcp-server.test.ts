@@ -39,7 +39,7 @@ function text(result: CallToolResult): string {
 }
 
 describe('safeturn mcp over stdio (the built binary, the SDK client)', () => {
-  it('lists the wrapped tools with their input schemas, plus rewind and rollback_points', async () => {
+  it('lists the wrapped tools with their input schemas, plus rewind, redo and rollback_points', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
@@ -47,6 +47,7 @@ describe('safeturn mcp over stdio (the built binary, the SDK client)', () => {
       'bash',
       'edit',
       'read',
+      'redo',
       'rewind',
       'rollback_points',
       'worktree_create',
@@ -179,9 +180,13 @@ describe('safeturn mcp over stdio (the built binary, the SDK client)', () => {
     expect(text(badInput)).toMatch(/^INVALID_INPUT: Invalid input for write: content: /);
   });
 
-  it('REWIND_CONFLICT when the user edited the file since; force overwrites', async () => {
+  it('case C6 (over MCP): REWIND_CONFLICT when the user edited the file since; force overwrites; redo brings the edit back', async () => {
     const { call, workspace } = await connect();
-    await call('write', { path: 'f.ts', content: 'v2\n' });
+    await writeFile(path.join(workspace, 'f.ts'), 'v1\n');
+    expect((await call('read', { path: 'f.ts' })).isError).toBeUndefined();
+    const edited = await call('edit', { path: 'f.ts', old_string: 'v1', new_string: 'v2' });
+    expect(edited.isError).toBeUndefined();
+    expect(await readFile(path.join(workspace, 'f.ts'), 'utf8')).toBe('v2\n');
     await writeFile(path.join(workspace, 'f.ts'), 'v3 by hand\n');
     const refused = await call('rewind', { number: 1 });
     expect(refused.isError).toBe(true);
@@ -189,8 +194,18 @@ describe('safeturn mcp over stdio (the built binary, the SDK client)', () => {
       error: { code: 'REWIND_CONFLICT', data: { paths: ['f.ts'] } },
     });
     expect(await readFile(path.join(workspace, 'f.ts'), 'utf8')).toBe('v3 by hand\n');
+    // Rollback point 1 is the edit's own turn (the read was a turn of its own before it).
     const forced = await call('rewind', { number: 1, force: true });
     expect(forced.isError).toBeUndefined();
-    expect(await exists(workspace, 'f.ts')).toBe(false);
+    expect(forced.structuredContent).toMatchObject({ restored: ['f.ts'], overwritten: ['f.ts'] });
+    expect(await readFile(path.join(workspace, 'f.ts'), 'utf8')).toBe('v1\n');
+    // redo brings the hand edit back.
+    const redone = await call('redo', {});
+    expect(redone.isError).toBeUndefined();
+    expect(text(redone)).toMatch(/^Redid /);
+    expect(await readFile(path.join(workspace, 'f.ts'), 'utf8')).toBe('v3 by hand\n');
+    const again = await call('redo', {});
+    expect(again.isError).toBe(true);
+    expect(text(again)).toMatch(/^REDO_UNAVAILABLE: /);
   });
 });
