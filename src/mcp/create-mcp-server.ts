@@ -122,6 +122,8 @@ export function createMcpServer(options: CreateMcpServerOptions): SafeturnMcpSer
     meta: unknown,
     abortSignal: AbortSignal,
   ): Promise<CallToolResult> => {
+    // Cancelled while it waited for the calls before it: the client no longer wants it.
+    if (abortSignal.aborted) return failureResult(failWith('ABORTED', `The ${name} call was cancelled.`));
     const controlTool = control[name as keyof typeof control];
     if (controlTool) {
       if (name === 'rewind' || name === 'redo') await turns.endOpen();
