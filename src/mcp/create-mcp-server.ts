@@ -107,11 +107,13 @@ export function createMcpServer(options: CreateMcpServerOptions): SafeturnMcpSer
         name,
         description: tool.description,
         inputSchema: inputJsonSchema(tool.inputSchema),
+        ...(tool.kind === 'read' ? { annotations: { readOnlyHint: true } } : {}),
       })),
       ...Object.entries(control).map(([name, tool]) => ({
         name,
         description: tool.description,
         inputSchema: inputJsonSchema(tool.inputSchema),
+        ...(name === 'rollback_points' ? { annotations: { readOnlyHint: true } } : {}),
       })),
     ],
   }));

@@ -60,6 +60,8 @@ describe('safeturn mcp over stdio (the built binary, the SDK client)', () => {
     expect(write?.inputSchema.type).toBe('object');
     expect(Object.keys(write?.inputSchema.properties ?? {}).sort()).toEqual(['content', 'path']);
     expect(write?.inputSchema.required).toEqual(['path', 'content']);
+    const readOnly = tools.filter((tool) => tool.annotations?.readOnlyHint).map((tool) => tool.name);
+    expect(readOnly.sort()).toEqual(['read', 'rollback_points']);
   });
 
   it('case C1 (over MCP): a file written through MCP is listed as a rollback point and removed by rewind', async () => {
