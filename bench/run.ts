@@ -4,10 +4,10 @@ import path from 'node:path';
 import * as applyPatch from './apply-patch.js';
 import * as bashStaging from './bash-staging.js';
 import * as checkpoint from './checkpoint.js';
+import { type BenchContext, type BenchRow, makeTree, run } from './harness.js';
 import * as sandbox from './sandbox.js';
 import * as shadowGit from './shadow-git.js';
 import * as worktree from './worktree.js';
-import { type BenchContext, type BenchRow, makeTree, run } from './harness.js';
 
 const modules: [string, { runBench(context: BenchContext): Promise<BenchRow[]> }][] = [
   ['checkpoint', checkpoint],

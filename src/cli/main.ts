@@ -4,6 +4,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerLayerCommands } from './commands/layers.js';
 import { registerMaintenanceCommands } from './commands/maintenance.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerShadowCommands } from './commands/shadow.js';
 import { EXIT, JSON_OUTPUT_VERSION } from './output.js';
 
@@ -31,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
   registerMaintenanceCommands(program, setExit);
   registerShadowCommands(program, setExit);
   registerLayerCommands(program, setExit);
+  registerMcpCommand(program, setExit);
   for (const command of program.commands) command.exitOverride();
   try {
     await program.parseAsync(argv, { from: 'user' });
