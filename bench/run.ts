@@ -5,6 +5,7 @@ import * as applyPatch from './apply-patch.js';
 import * as bashStaging from './bash-staging.js';
 import * as checkpoint from './checkpoint.js';
 import { type BenchContext, type BenchRow, makeTree, run } from './harness.js';
+import * as mcp from './mcp.js';
 import * as sandbox from './sandbox.js';
 import * as shadowGit from './shadow-git.js';
 import * as worktree from './worktree.js';
@@ -16,6 +17,7 @@ const modules: [string, { runBench(context: BenchContext): Promise<BenchRow[]> }
   ['shadow-git', shadowGit],
   ['sandbox', sandbox],
   ['worktree', worktree],
+  ['mcp', mcp],
 ];
 
 function table(rows: BenchRow[]): string {
@@ -28,7 +30,11 @@ function table(rows: BenchRow[]): string {
       lines.push('', `## ${group}`);
     }
     const value =
-      row.unit === 'ms' ? row.value.toFixed(row.value < 10 ? 3 : 1) : String(Math.round(row.value));
+      row.unit === 'ms'
+        ? row.value.toFixed(row.value < 10 ? 3 : 1)
+        : row.unit === 'x'
+          ? row.value.toFixed(2)
+          : String(Math.round(row.value));
     lines.push(`${row.name.padEnd(width)}  ${value.padStart(12)} ${row.unit.padEnd(5)}  ${row.note ?? ''}`);
   }
   return lines.join('\n');

@@ -58,6 +58,9 @@ export type {
 } from './loop/tool-types.js';
 export type { ToolBinding, WrappedTool, WrapToolsOptions } from './loop/wrap-tools.js';
 export { wrapTools } from './loop/wrap-tools.js';
+export type { CreateMcpServerOptions, McpServerHandle, RunMcpServerOptions } from './mcp/index.js';
+// MCP server (the SDK adapters are subpath exports: safeturn/ai-sdk, safeturn/openai-agents)
+export { createMcpServer, runMcpServer } from './mcp/index.js';
 export type {
   ResolvePolicyEnvironment,
   RunSandboxedOptions,
