@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { mapConcurrent } from '../core/map-concurrent.js';
-import { resolveRecordedPath } from '../core/paths.js';
+import { assertNotInHome, isSameOrInside, resolveRecordedPath } from '../core/paths.js';
+import { PathError } from '../errors/path-error.js';
 import { RewindConflictError } from '../errors/rewind-conflict-error.js';
 import { UsageError } from '../errors/usage-error.js';
 import { BlobStore } from './blob-store.js';
@@ -49,6 +50,8 @@ export interface CaptureResult {
 export interface CheckpointStoreOptions {
   workspace: string;
   projectDir: string;
+  /** safeturn's home, realpath'd: never captured or restored, even when the workspace contains it. */
+  home: string;
   sessionId: string;
   journal: Journal;
   log: TurnLog;
@@ -84,6 +87,28 @@ export class CheckpointStore {
     await this.#options.journal.append(...records);
   }
 
+  /**
+   * Rule 4 for roots: a root read back from the journal must be the workspace or a worktree of
+   * this project under `<home>/worktrees/<id>/`; a path must not be inside safeturn's home.
+   * @throws PathError `PATH_OUTSIDE_WORKSPACE` / `PATH_INVALID`.
+   */
+  checkPath(root: string, absolute: string, display: string): void {
+    const worktrees = path.join(this.#options.home, 'worktrees', path.basename(this.#options.projectDir));
+    const rootAllowed =
+      root === this.#options.workspace ||
+      (isSameOrInside(worktrees, root) && root !== worktrees && path.dirname(root) === worktrees);
+    if (!rootAllowed) {
+      throw new PathError(
+        'PATH_OUTSIDE_WORKSPACE',
+        `Recorded root ${root} of ${display} is neither the workspace nor one of its worktrees; refused.`,
+        {
+          data: { path: display, root },
+        },
+      );
+    }
+    assertNotInHome(this.#options.home, root, absolute, display);
+  }
+
   #rootField(root: string): { root?: string } {
     return root === this.#options.workspace ? {} : { root };
   }
@@ -103,6 +128,7 @@ export class CheckpointStore {
     const existing = turn.captures.get(key);
     if (existing) return { path: relative, pre: existing.pre, recorded: false };
     const absolute = await resolveRecordedPath(root, relative);
+    this.checkPath(root, absolute, relative);
     const observed = await observePath(absolute, { sizeCapBytes: this.#options.sizeCapBytes });
     if (observed.state.kind === 'file' && observed.content)
       await this.blobs.put(observed.state.sha256, observed.content);
@@ -257,7 +283,12 @@ export class CheckpointStore {
     if (!options.dryRun) {
       for (const directory of rewind.directories) {
         // Empty directories the rewind removed come back too; a failure here loses no content.
-        const absolute = await resolveRecordedPath(directory.root, directory.path).catch(() => undefined);
+        const absolute = await resolveRecordedPath(directory.root, directory.path)
+          .then((resolved) => {
+            this.checkPath(directory.root, resolved, directory.path);
+            return resolved;
+          })
+          .catch(() => undefined);
         if (absolute) await mkdir(absolute, { recursive: true }).catch(() => undefined);
       }
     }
@@ -272,6 +303,7 @@ export class CheckpointStore {
   ): Promise<{ report: RestoreReport; id: string }> {
     const dryRun = options.dryRun ?? false;
     const plan = await planRestore(items, {
+      checkPath: (root, absolute, display) => this.checkPath(root, absolute, display),
       sizeCapBytes: this.#options.sizeCapBytes,
       dryRun,
       createdDirectories: new Set(directories.map((directory) => pathKey(directory.root, directory.path))),
@@ -330,7 +362,11 @@ export class CheckpointStore {
     const deletions = kept.filter((write) => write.item.target.kind === 'absent');
     const others = kept.filter((write) => write.item.target.kind !== 'absent');
     await applyPlan({ ...plan, writes: deletions }, this.blobs);
-    plan.report.removedDirectories.push(...(await removeCreatedDirectories(directories)));
+    plan.report.removedDirectories.push(
+      ...(await removeCreatedDirectories(directories, (root, absolute, display) =>
+        this.checkPath(root, absolute, display),
+      )),
+    );
     const report = await applyPlan({ ...plan, writes: others }, this.blobs);
     return { report, id };
   }

@@ -104,6 +104,8 @@ export async function planRestore(
     dryRun: boolean;
     /** `root NUL path` of directories the restore removes first (created by the undone turns). */
     createdDirectories?: ReadonlySet<string>;
+    /** Refuses a root or path the restore must not touch (throws a PathError). */
+    checkPath?: PathCheck;
   },
 ): Promise<RestorePlan> {
   const report = emptyReport(options.dryRun);
@@ -120,13 +122,20 @@ export async function planRestore(
       return { kind: 'skipped', value: { path: `${item.root}/${item.path}`, reason: 'root-removed' } };
     }
     let absolute: string;
+    let linkedParent: string | undefined;
     try {
       absolute = await resolveRecordedPath(item.root, item.path);
+      options.checkPath?.(item.root, absolute, item.path);
+      linkedParent = await symlinkedParent(item.root, item.path);
+      absolute = path.join(item.root, item.path);
     } catch (error) {
       return { kind: 'failed', value: failure(item.path, error) };
     }
-    // Hash even big files here: the conflict check needs the current content's identity.
-    let observed = await observePath(absolute, { sizeCapBytes: Number.MAX_SAFE_INTEGER });
+    // Hash even big files here: the conflict check needs the current content's identity. What a
+    // symlinked parent leads to is not this path: as far as the restore goes, the path is absent.
+    let observed: Awaited<ReturnType<typeof observePath>> = linkedParent
+      ? { state: { kind: 'absent' } }
+      : await observePath(absolute, { sizeCapBytes: Number.MAX_SAFE_INTEGER });
     if (
       observed.state.kind === 'skipped' &&
       observed.state.reason === 'not-a-regular-file' &&
@@ -161,6 +170,35 @@ export async function planRestore(
   return { writes, conflicts, report };
 }
 
+/** Checks a root and path before the restore touches them. */
+export type PathCheck = (root: string, absolute: string, display: string) => void;
+
+/** The first ancestor directory of `relative` (inside `root`) that is a symlink, if any. */
+async function symlinkedParent(root: string, relative: string): Promise<string | undefined> {
+  const parts = relative.split('/');
+  for (let index = 1; index < parts.length; index += 1) {
+    const ancestor = parts.slice(0, index).join('/');
+    const stats = await lstat(path.join(root, ancestor)).catch(() => undefined);
+    if (!stats) return undefined;
+    if (stats.isSymbolicLink()) return ancestor;
+  }
+  return undefined;
+}
+
+/** Refuses to write below a symlink (one the restore did not remove, e.g. the user's own). */
+async function assertNoSymlinkedParent(root: string, relative: string): Promise<void> {
+  const linked = await symlinkedParent(root, relative);
+  if (linked) {
+    throw new SafeturnError(
+      'RESTORE_BLOCKED',
+      `${linked} is a symlink now; ${relative} was not written through it.`,
+      {
+        data: { path: relative, symlink: linked },
+      },
+    );
+  }
+}
+
 async function ensureParent(root: string, relative: string): Promise<void> {
   const parent = path.posix.dirname(relative);
   if (parent === '.') return;
@@ -187,6 +225,8 @@ async function removeCurrent(absolute: string): Promise<void> {
 export async function applyWrite(write: PlannedWrite, blobs: BlobStore): Promise<'restored' | 'deleted'> {
   const { item, absolute } = write;
   const target = item.target;
+  // Re-checked now: the deletions that ran before may have removed a symlinked parent.
+  await assertNoSymlinkedParent(item.root, item.path);
   switch (target.kind) {
     case 'absent':
       await removeCurrent(absolute);
@@ -264,6 +304,7 @@ export async function applyPlan(plan: RestorePlan, blobs: BlobStore): Promise<Re
  */
 export async function removeCreatedDirectories(
   directories: { root: string; path: string }[],
+  checkPath?: PathCheck,
 ): Promise<string[]> {
   const removed: string[] = [];
   const sorted = [...directories].sort(
@@ -276,6 +317,7 @@ export async function removeCreatedDirectories(
     seen.add(key);
     try {
       const absolute = await resolveRecordedPath(directory.root, directory.path);
+      checkPath?.(directory.root, absolute, directory.path);
       const stats = await lstat(absolute);
       if (!stats.isDirectory()) continue;
       await rmdir(absolute);

@@ -158,3 +158,32 @@ export async function resolveRecordedPath(root: string, relative: string): Promi
   assertNormalRelative(relative);
   return (await resolveInRoot(root, relative)).absolute;
 }
+
+/** True when `candidate` is `directory` or inside it (both absolute). */
+export function isSameOrInside(directory: string, candidate: string): boolean {
+  const relative = path.relative(directory, candidate);
+  return (
+    relative === '' ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
+  );
+}
+
+/**
+ * Refuses a path inside safeturn's own home (its store) when the root is not itself inside the
+ * home: when the workspace contains the home (an agent started in `~`), the store must never be
+ * captured, restored or written through the tools. A worktree root (under `<home>/worktrees/`) is
+ * fine for paths inside it.
+ *
+ * @throws PathError `PATH_INVALID`.
+ */
+export function assertNotInHome(home: string, root: string, absolute: string, display: string): void {
+  if (isSameOrInside(home, absolute) && !isSameOrInside(home, root)) {
+    throw new PathError(
+      'PATH_INVALID',
+      `${display} is inside safeturn's own store (${home}); it is never read, written or restored through the tools.`,
+      {
+        data: { path: display, home },
+      },
+    );
+  }
+}

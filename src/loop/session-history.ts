@@ -40,6 +40,7 @@ export async function openSessionHistory(options: SessionHistoryOptions): Promis
   const scan = scanTree({
     root: options.workspace,
     skipDirectories: options.skipDirectories ?? DEFAULT_SKIP_DIRECTORIES,
+    exclude: [options.home],
     ...(rules === undefined ? {} : { ignore: ignore().add(rules) }),
   });
   const baseline = repo.ensureBaseline({ paths: [...scan.entries.keys()].sort() });

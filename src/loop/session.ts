@@ -17,7 +17,7 @@ import { pathKey, TurnLog, type TurnState } from '../checkpoint/turn-log.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { projectDir as projectDirOf, resolveHome } from '../core/home.js';
 import { KeyedQueue } from '../core/keyed-queue.js';
-import { resolveInRoot } from '../core/paths.js';
+import { assertNotInHome, resolveInRoot } from '../core/paths.js';
 import { UsageError } from '../errors/usage-error.js';
 import { type GuardVerdict, ReadGuard } from '../guard/read-guard.js';
 import type { SandboxPolicyInput } from '../sandbox/policy-schema.js';
@@ -125,6 +125,7 @@ export class Session {
     this.checkpoints = new CheckpointStore({
       workspace: parts.workspace,
       projectDir: parts.projectDir,
+      home: parts.home,
       sessionId: parts.id,
       journal: parts.journal,
       log: parts.log,
@@ -136,6 +137,7 @@ export class Session {
       workspace: parts.workspace,
       blobs: this.checkpoints.blobs,
       sizeCapBytes: parts.sizeCapBytes,
+      home: parts.home,
       ...(parts.skipDirectories ? { skipDirectories: parts.skipDirectories } : {}),
       ...(parts.watchFiles === undefined ? {} : { watch: parts.watchFiles }),
     });
@@ -397,6 +399,7 @@ export class Session {
   ): Promise<{ root: string; absolute: string; relative: string; key: string }> {
     const root = this.#root;
     const resolved = await resolveInRoot(root, input, { followFinalSymlink });
+    assertNotInHome(this.home, root, resolved.absolute, resolved.relative);
     return { root, ...resolved, key: pathKey(root, resolved.relative) };
   }
 
@@ -628,9 +631,11 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
       `Invalid session id ${JSON.stringify(id)}: ${parsedId.error.issues[0]?.message}.`,
     );
   }
-  const home = resolveHome(options.home, options.env);
+  const homeGiven = resolveHome(options.home, options.env);
+  await mkdir(path.join(projectDirOf(homeGiven, workspace), 'sessions', id), { recursive: true });
+  // Realpath'd, so containment checks against it hold when the home is reached through a symlink.
+  const home = await realpath(homeGiven);
   const projectDir = projectDirOf(home, workspace);
-  await mkdir(path.join(projectDir, 'sessions', id), { recursive: true });
   const projectFile = path.join(projectDir, 'project.json');
   const existingProject = await readFile(projectFile, 'utf8').catch(() => undefined);
   if (existingProject === undefined) {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { sha256 } from '../../core/hash.js';
 import { mapConcurrent } from '../../core/map-concurrent.js';
+import { isSameOrInside } from '../../core/paths.js';
 import type { BlobStore } from '../blob-store.js';
 import type { CheckpointStore } from '../checkpoint-store.js';
 import type { FileState } from '../file-state.js';
@@ -34,6 +35,8 @@ export interface BashStagingOptions {
   skipDirectories?: readonly string[];
   /** Keep inotify watches between calls so a call costs O(changed paths) (Linux). @default true */
   watch?: boolean;
+  /** safeturn's home (realpath'd): never scanned, even when the workspace contains it. */
+  home?: string;
 }
 
 /** The workspace as staged before a bash call. */
@@ -127,6 +130,10 @@ export class BashStaging {
 
   #cachePath(root: string): string {
     return statCachePath(this.#options.projectDir, root, this.#options.workspace);
+  }
+
+  #exclude(): { exclude?: readonly string[] } {
+    return this.#options.home ? { exclude: [this.#options.home] } : {};
   }
 
   #skip(): readonly string[] {
@@ -233,6 +240,7 @@ export class BashStaging {
       const scan = scanTree({
         root,
         skipDirectories: this.#skip(),
+        ...this.#exclude(),
         ...(model.ignore ? { ignore: model.ignore } : {}),
       });
       for (const [relative, entry] of scan.entries) {
@@ -319,6 +327,7 @@ export class BashStaging {
     for (const relative of [...dirty].sort()) {
       const name = path.posix.basename(relative);
       const absolute = path.join(model.root, relative);
+      if (this.#options.home && isSameOrInside(this.#options.home, absolute)) continue;
       let stats: BigIntStats | undefined;
       try {
         stats = lstatSync(absolute, { bigint: true });
@@ -344,6 +353,7 @@ export class BashStaging {
           root: model.root,
           start: relative,
           skipDirectories: this.#skip(),
+          ...this.#exclude(),
           ...(model.ignore ? { ignore: model.ignore } : {}),
         });
         for (const directory of sub.directories) {

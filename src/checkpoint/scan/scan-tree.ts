@@ -53,6 +53,8 @@ export interface ScanTreeOptions {
   ignore?: Ignore;
   /** Scan only this root-relative directory's subtree (it is included in `directories`). @default the whole root */
   start?: string;
+  /** Absolute directories never scanned nor reported (safeturn's own home, when the workspace contains it). */
+  exclude?: readonly string[];
 }
 
 /** mtimes of a skipped directory and its first two levels: notices additions and removals cheaply. */
@@ -108,6 +110,7 @@ export function scanTree(options: ScanTreeOptions): TreeScan {
         continue;
       }
       if (isDirectory) {
+        if (options.exclude?.includes(path.join(options.root, relative))) continue;
         if (skip.has(name)) {
           uncovered.push({
             path: relative,
