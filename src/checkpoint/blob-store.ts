@@ -4,6 +4,9 @@ import path from 'node:path';
 import { sha256 } from '../core/hash.js';
 import { StoreError } from '../errors/store-error.js';
 
+/** Existing blobs up to this size are re-hashed before being trusted. */
+const VERIFY_LIMIT_BYTES = 1024 * 1024;
+
 /**
  * Content-addressed store of pre-images: `<dir>/<aa>/<sha256>`, raw bytes, written once per
  * distinct content (temp file, then rename, so a reader never sees half a blob). Safe to share
@@ -23,19 +26,18 @@ export class BlobStore {
   }
 
   /**
-   * Stores bytes whose sha256 is `hash` (computed by the caller). An existing blob is only
-   * freshened (its mtime bumped, so `gc` sees it as recently used).
+   * Stores bytes whose sha256 is `hash` (computed by the caller). An existing blob that checks
+   * out is only freshened (its mtime bumped, so `gc` sees it as recently used); a damaged one is
+   * written again.
    *
    * @throws StoreError `STORE_IO` when the store cannot be written.
    */
   async put(hash: string, content: Uint8Array): Promise<void> {
     const file = this.pathOf(hash);
-    try {
+    if (await this.#intact(file, hash, content.byteLength)) {
       const now = new Date();
-      await utimes(file, now, now);
+      await utimes(file, now, now).catch(() => undefined);
       return;
-    } catch {
-      // not there yet
     }
     try {
       await mkdir(path.dirname(file), { recursive: true });
@@ -51,6 +53,21 @@ export class BlobStore {
           data: { hash },
         },
       );
+    }
+  }
+
+  /**
+   * An existing blob is trusted when its size matches, and, up to 1 MiB, its hash too; anything
+   * else (truncated, damaged by hand) is written again from the fresh bytes.
+   */
+  async #intact(file: string, hash: string, size: number): Promise<boolean> {
+    try {
+      const stats = await stat(file);
+      if (stats.size !== size) return false;
+      if (size > VERIFY_LIMIT_BYTES) return true;
+      return sha256(await readFile(file)) === hash;
+    } catch {
+      return false;
     }
   }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { IN_MEMORY_HASH_LIMIT } from '../core/hash.js';
 import { mapConcurrent } from '../core/map-concurrent.js';
 import { assertNotInHome, isSameOrInside, resolveRecordedPath } from '../core/paths.js';
 import { PathError } from '../errors/path-error.js';
@@ -36,6 +37,11 @@ export interface RewindResult extends RestoreReport {
   rewindId: string;
   /** The turns undone, oldest first. */
   turns: string[];
+  /**
+   * False when some paths failed: the turns then stay rollback points, so rewinding again (after
+   * fixing the cause) restores what is left; `redo()` still undoes what this rewind did.
+   */
+  complete: boolean;
 }
 
 /** What one capture recorded. */
@@ -167,7 +173,8 @@ export class CheckpointStore {
       state ??
       (
         await observePath(await resolveRecordedPath(root, relative), {
-          sizeCapBytes: Number.MAX_SAFE_INTEGER,
+          sizeCapBytes: IN_MEMORY_HASH_LIMIT,
+          hashLarge: true,
         })
       ).state;
     await this.#append({ type: 'post', turn: turn.id, path: relative, ...this.#rootField(root), post });
@@ -238,7 +245,15 @@ export class CheckpointStore {
       },
       directories,
     );
-    return { ...report.report, rewindId: report.id, turns: turnIds };
+    if (!options.dryRun && report.report.failed.length > 0) {
+      await this.#append({
+        type: 'rewind-incomplete',
+        rewind: report.id,
+        failed: report.report.failed.map((failure) => failure.path),
+        at: this.#options.now().toISOString(),
+      });
+    }
+    return { ...report.report, rewindId: report.id, turns: turnIds, complete: report.report.failed.length === 0 };
   }
 
   /**
@@ -292,7 +307,7 @@ export class CheckpointStore {
         if (absolute) await mkdir(absolute, { recursive: true }).catch(() => undefined);
       }
     }
-    return { ...report.report, rewindId: report.id, turns: rewind.turns };
+    return { ...report.report, rewindId: report.id, turns: rewind.turns, complete: report.report.failed.length === 0 };
   }
 
   async #restore(
@@ -318,23 +333,26 @@ export class CheckpointStore {
       }
       return { report: plan.report, id: '' };
     }
-    // Rule 5: keep what is there now, so the restore can itself be undone. A current state that
-    // cannot be kept (too large) is not overwritten.
+    // Rule 5: keep what is there now, so the restore can itself be undone. Content too large to
+    // keep is overwritten only when it is exactly what the agent (or a bash call) left there —
+    // never a user's edit; redo then names it as not restorable.
     const entries: RestoreEntry[] = [];
     const kept = [];
     const toStore: { hash: string; content: Uint8Array }[] = [];
     for (const write of plan.writes) {
       let before = write.current;
       if (before.kind === 'file' && write.content) {
-        if (write.content.byteLength > this.#options.sizeCapBytes) {
+        toStore.push({ hash: before.sha256, content: write.content });
+      } else if (before.kind === 'file') {
+        if (write.conflict) {
           plan.report.failed.push({
             path: write.item.path,
             code: 'TOO_LARGE_TO_KEEP',
-            message: `${write.item.path} is larger than the size cap now; it was not overwritten so nothing is lost.`,
+            message: `${write.item.path} changed since the agent wrote it and is larger than the size cap, so it cannot be kept for redo; it was not overwritten.`,
           });
           continue;
         }
-        toStore.push({ hash: before.sha256, content: write.content });
+        before = { kind: 'skipped', reason: 'too-large', size: before.size };
       } else if (before.kind === 'skipped') {
         const blocked = before.reason === 'not-a-regular-file';
         plan.report.failed.push({

@@ -1,6 +1,6 @@
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import { z } from 'zod';
-import { sha256 } from '../core/hash.js';
+import { sha256, sha256File } from '../core/hash.js';
 
 /** Why a path's content could not be stored. */
 export type SkipReason = 'too-large' | 'unreadable' | 'not-a-regular-file' | 'invalid-name';
@@ -37,8 +37,10 @@ export interface ObservedState {
 
 /** Options of {@link observePath}. */
 export interface ObservePathOptions {
-  /** Files larger than this many bytes are `skipped: too-large`. */
+  /** Files larger than this many bytes are `skipped: too-large` (or hashed only, with `hashLarge`). */
   sizeCapBytes: number;
+  /** Stream-hash files over the cap into a `file` state without returning their bytes. @default false */
+  hashLarge?: boolean;
 }
 
 /**
@@ -59,8 +61,15 @@ export async function observePath(absolutePath: string, options: ObservePathOpti
   }
   if (stats.isSymbolicLink()) return { state: { kind: 'symlink', target: await readlink(absolutePath) } };
   if (!stats.isFile()) return { state: { kind: 'skipped', reason: 'not-a-regular-file' } };
-  if (stats.size > options.sizeCapBytes)
-    return { state: { kind: 'skipped', reason: 'too-large', size: stats.size } };
+  if (stats.size > options.sizeCapBytes) {
+    if (!options.hashLarge) return { state: { kind: 'skipped', reason: 'too-large', size: stats.size } };
+    // Too large to store, but its identity is needed (conflict checks, post states): stream it.
+    try {
+      return { state: { kind: 'file', sha256: await sha256File(absolutePath), size: stats.size, mode: stats.mode & 0o7777 } };
+    } catch {
+      return { state: { kind: 'skipped', reason: 'unreadable', size: stats.size } };
+    }
+  }
   let content: Uint8Array;
   try {
     content = await readFile(absolutePath);

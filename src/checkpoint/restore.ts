@@ -135,7 +135,7 @@ export async function planRestore(
     // symlinked parent leads to is not this path: as far as the restore goes, the path is absent.
     let observed: Awaited<ReturnType<typeof observePath>> = linkedParent
       ? { state: { kind: 'absent' } }
-      : await observePath(absolute, { sizeCapBytes: Number.MAX_SAFE_INTEGER });
+      : await observePath(absolute, { sizeCapBytes: options.sizeCapBytes, hashLarge: true });
     if (
       observed.state.kind === 'skipped' &&
       observed.state.reason === 'not-a-regular-file' &&

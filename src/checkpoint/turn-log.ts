@@ -136,7 +136,11 @@ export class TurnLog {
         }
         return;
       }
-      case 'prune': {
+      case 'rewind-incomplete': {
+        for (const turn of this.turns.values()) if (turn.undoneBy === record.rewind) delete turn.undoneBy;
+        return;
+      }
+            case 'prune': {
         for (const id of record.turns) {
           const turn = this.turns.get(id);
           if (turn) turn.pruned = true;

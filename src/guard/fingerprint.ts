@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { sha256 } from '../core/hash.js';
+import { IN_MEMORY_HASH_LIMIT, sha256, sha256File } from '../core/hash.js';
 
 /**
  * What the agent last saw of a file: modification time in nanoseconds, size in bytes and
@@ -26,8 +26,9 @@ export async function takeFingerprint(
   try {
     const stats = await stat(absolutePath, { bigint: true });
     if (!stats.isFile()) return undefined;
-    const bytes = content ?? (await readFile(absolutePath));
-    return { mtimeNs: stats.mtimeNs, size: Number(stats.size), sha256: sha256(bytes) };
+    const size = Number(stats.size);
+    const hash = content ? sha256(content) : size > IN_MEMORY_HASH_LIMIT ? await sha256File(absolutePath) : sha256(await readFile(absolutePath));
+    return { mtimeNs: stats.mtimeNs, size, sha256: hash };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;

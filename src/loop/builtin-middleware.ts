@@ -43,7 +43,14 @@ export const checkpointMiddleware: ToolMiddleware = {
   name: 'checkpoint',
   async beforeCall(call) {
     if (!isWriteKind(call.kind)) return undefined;
-    for (const target of call.paths) await call.session.checkpoints.capture(target.root, target.relative);
+    for (const target of call.paths) {
+      const captured = await call.session.checkpoints.capture(target.root, target.relative);
+      if (captured.recorded && captured.pre.kind === 'skipped') {
+        call.warnings.push(
+          `[safeturn] NOT covered by rewind: ${target.relative} (${captured.pre.reason}: its current content could not be stored, so a rewind cannot bring it back)`,
+        );
+      }
+    }
     return undefined;
   },
   async afterCall(call) {
@@ -96,7 +103,8 @@ export const bashStagingMiddleware: ToolMiddleware = {
 /**
  * The sandbox as middleware (first in the chain): a write, edit or apply_patch to a path the
  * policy does not let bash write is refused (`SANDBOX_POLICY`); a `bash` call gets
- * `context.prepareCommand`, which wraps its argv for bubblewrap or Seatbelt. Without a policy it
+ * `context.prepareCommand`, which wraps its argv for bubblewrap or Seatbelt; a read of a
+ * `denyRead` path is refused too. Without a policy it
  * does nothing. It never runs a command outside the sandbox.
  */
 export const sandboxMiddleware: ToolMiddleware = {
@@ -107,6 +115,13 @@ export const sandboxMiddleware: ToolMiddleware = {
     if (call.kind === 'bash') {
       const root = call.context.root;
       call.context.prepareCommand = (argv) => sandbox.prepare(argv, root);
+      return undefined;
+    }
+    if (call.kind === 'read') {
+      for (const target of call.paths) {
+        const verdict = await sandbox.checkRead(target.root, target.absolute);
+        if (!verdict.allowed) return { ok: false, error: { code: 'SANDBOX_POLICY', message: verdict.message, data: { path: target.relative, reason: 'deny-read' } } };
+      }
       return undefined;
     }
     if (!isWriteKind(call.kind)) return undefined;

@@ -20,6 +20,11 @@ export interface ToolCall {
   input: unknown;
   paths: CallPath[];
   context: ToolContext;
+  /**
+   * Lines for the model that middleware adds (e.g. a file whose pre-image could not be stored);
+   * `wrapTools` appends them to a result's `output` and lists them in `result.warnings`.
+   */
+  warnings: string[];
 }
 
 /**

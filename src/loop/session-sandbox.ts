@@ -1,3 +1,4 @@
+import { isSameOrInside } from '../core/paths.js';
 import { checkWritePath } from '../sandbox/check-write-path.js';
 import type { SandboxPolicy, SandboxPolicyInput } from '../sandbox/policy-schema.js';
 import { resolvePolicy } from '../sandbox/resolve-policy.js';
@@ -100,6 +101,19 @@ export class SessionSandbox {
       ...(this.#options.env ? { env: this.#options.env } : {}),
     });
     return { file: wrapped.file, args: wrapped.args, env: wrapped.env, cleanup: () => wrapped.cleanup() };
+  }
+
+  /**
+   * Whether the policy lets the read tools read this absolute path: not inside a `denyRead` path
+   * (what bash cannot read, the read tool does not read either).
+   */
+  async checkRead(root: string, absolutePath: string): Promise<{ allowed: true } | { allowed: false; message: string }> {
+    const policy = await this.policyFor(root);
+    if (policy.mode === 'danger-full-access') return { allowed: true };
+    const denied = policy.denyRead.find((entry) => isSameOrInside(entry, absolutePath));
+    return denied === undefined
+      ? { allowed: true }
+      : { allowed: false, message: `${absolutePath} is inside ${denied}, which the sandbox policy keeps unreadable (denyRead).` };
   }
 
   /** Whether the policy lets the write tools write this absolute path (a path bash may not write, they may not either). */

@@ -44,6 +44,26 @@ function defaultPaths(kind: ToolKind, input: unknown): string[] {
   return typeof value === 'string' ? [value] : [];
 }
 
+const pathErrnos = new Set(['ENAMETOOLONG', 'ELOOP', 'ENOTDIR', 'EISDIR', 'ERR_FS_FILE_TOO_LARGE', 'EILSEQ']);
+
+function isPathErrno(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && pathErrnos.has(code);
+}
+
+function pathErrnoFailure(name: string, error: unknown): ToolFailure {
+  return failWith('PATH_INVALID', `${name}: ${(error as Error).message}`, {
+    errno: (error as NodeJS.ErrnoException).code,
+  });
+}
+
+function withWarnings(result: unknown, warnings: string[]): unknown {
+  if (warnings.length === 0 || typeof result !== 'object' || result === null) return result;
+  const copy: Record<string, unknown> = { ...(result as Record<string, unknown>), warnings };
+  if (typeof copy.output === 'string') copy.output = `${copy.output}\n${warnings.join('\n')}`;
+  return copy;
+}
+
 async function runChain(
   call: ToolCall,
   chain: ToolMiddleware[],
@@ -141,10 +161,20 @@ export function wrapTools<Tools extends Record<string, AnyTool>>(
           for (const input of inputs) paths.push({ input, ...(await session.resolve(input)) });
         } catch (error) {
           if (SafeturnError.isInstance(error)) return toolFailure(error);
+          if (isPathErrno(error)) return pathErrnoFailure(name, error);
           throw error;
         }
-        const call: ToolCall = { session, toolName: name, kind, input: parsed.data, paths, context };
-        const run = () => runChain(call, chain, () => tool.execute(parsed.data, context));
+        const call: ToolCall = { session, toolName: name, kind, input: parsed.data, paths, context, warnings: [] };
+        const run = async () => {
+          try {
+            return withWarnings(await runChain(call, chain, () => tool.execute(parsed.data, context)), call.warnings);
+          } catch (error) {
+            // A path the file system cannot take (too long, a symlink loop, a file too large to
+            // read) is the model's input problem: a tool failure it can act on, not a host crash.
+            if (isPathErrno(error)) return pathErrnoFailure(name, error);
+            throw error;
+          }
+        };
         return isWriteKind(kind)
           ? session.pathQueue.run(
               paths.map((target) => target.key),

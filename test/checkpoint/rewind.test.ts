@@ -196,6 +196,16 @@ describe('rewind', () => {
         expect(await read(workspace, 'locked/b.txt')).toBe('b2\n');
       }
       expect(await exists(workspace, 'new1.txt')).toBe(false);
+      if (mounted) {
+        // An incomplete rewind keeps its turn as a rollback point: retry once the cause is fixed.
+        expect(report.complete).toBe(false);
+        expect(session.rollbackPoints().map((point) => point.turnId)).toEqual(['t1']);
+        execFileSync('umount', [path.join(workspace, 'locked')]);
+        mounted = false;
+        const retry = await session.rewind(1);
+        expect(retry).toMatchObject({ complete: true, restored: ['locked/b.txt'], failed: [] });
+        expect(await read(workspace, 'locked/b.txt')).toBe('b1\n');
+      }
     } finally {
       if (mounted) execFileSync('umount', [path.join(workspace, 'locked')]);
       await chmod(path.join(workspace, 'locked'), 0o755);

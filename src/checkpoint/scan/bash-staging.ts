@@ -2,7 +2,7 @@ import { type BigIntStats, lstatSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { sha256 } from '../../core/hash.js';
+import { sha256, sha256File } from '../../core/hash.js';
 import { mapConcurrent } from '../../core/map-concurrent.js';
 import { isSameOrInside } from '../../core/paths.js';
 import type { BlobStore } from '../blob-store.js';
@@ -157,7 +157,14 @@ export class BashStaging {
         cached: [...stat, null, entry.target ?? ''],
       };
     if (entry.size > this.#options.sizeCapBytes) {
-      return { state: { kind: 'skipped', reason: 'too-large', size: entry.size }, cached: [...stat, null] };
+      // Not stored (the cache says so with null), but hashed: a rewind must recognise the
+      // agent's own output to delete or replace it without a false conflict.
+      try {
+        const hash = await sha256File(path.join(root, relative));
+        return { state: { kind: 'file', sha256: hash, size: entry.size, mode: entry.mode }, cached: [...stat, null] };
+      } catch {
+        return { state: { kind: 'skipped', reason: 'unreadable', size: entry.size }, cached: [...stat, null] };
+      }
     }
     let content: Buffer;
     try {
