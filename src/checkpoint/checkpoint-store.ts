@@ -253,7 +253,12 @@ export class CheckpointStore {
         at: this.#options.now().toISOString(),
       });
     }
-    return { ...report.report, rewindId: report.id, turns: turnIds, complete: report.report.failed.length === 0 };
+    return {
+      ...report.report,
+      rewindId: report.id,
+      turns: turnIds,
+      complete: report.report.failed.length === 0,
+    };
   }
 
   /**
@@ -307,7 +312,12 @@ export class CheckpointStore {
         if (absolute) await mkdir(absolute, { recursive: true }).catch(() => undefined);
       }
     }
-    return { ...report.report, rewindId: report.id, turns: rewind.turns, complete: report.report.failed.length === 0 };
+    return {
+      ...report.report,
+      rewindId: report.id,
+      turns: rewind.turns,
+      complete: report.report.failed.length === 0,
+    };
   }
 
   async #restore(

@@ -65,7 +65,14 @@ export async function observePath(absolutePath: string, options: ObservePathOpti
     if (!options.hashLarge) return { state: { kind: 'skipped', reason: 'too-large', size: stats.size } };
     // Too large to store, but its identity is needed (conflict checks, post states): stream it.
     try {
-      return { state: { kind: 'file', sha256: await sha256File(absolutePath), size: stats.size, mode: stats.mode & 0o7777 } };
+      return {
+        state: {
+          kind: 'file',
+          sha256: await sha256File(absolutePath),
+          size: stats.size,
+          mode: stats.mode & 0o7777,
+        },
+      };
     } catch {
       return { state: { kind: 'skipped', reason: 'unreadable', size: stats.size } };
     }

@@ -74,7 +74,12 @@ export const journalRecordSchema = z.discriminatedUnion('type', [
    * A rewind in which some paths failed: its turns stay rollback points (a retry rewinds what is
    * left), and it can still be redone.
    */
-  z.object({ type: z.literal('rewind-incomplete'), rewind: z.string(), failed: z.array(z.string()), at: z.string() }),
+  z.object({
+    type: z.literal('rewind-incomplete'),
+    rewind: z.string(),
+    failed: z.array(z.string()),
+    at: z.string(),
+  }),
   /** Retention: these turns are no longer rollback points; their blobs may be collected. */
   z.object({ type: z.literal('prune'), turns: z.array(z.string()), at: z.string() }),
   /** A free-form note for other layers (coverage notes, shadow commits): kept, not interpreted here. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { StoreError } from '../errors/store-error.js';
+import { UsageError } from '../errors/usage-error.js';
 import { type JournalRecord, journalRecordSchema } from './journal-records.js';
 
 /** What reading a journal found. */
@@ -20,6 +21,8 @@ export interface JournalReadResult {
 export class Journal {
   readonly file: string;
   readonly #queue = new PQueue({ concurrency: 1 });
+  /** Set for a session opened read-only: appends are refused with `READ_ONLY`. */
+  readOnly = false;
   #tornTail = false;
 
   /** @param file - absolute path of `journal.jsonl`. */
@@ -70,6 +73,14 @@ export class Journal {
    * @throws StoreError `STORE_IO` when the journal cannot be written.
    */
   append(...records: JournalRecord[]): Promise<void> {
+    if (this.readOnly) {
+      return Promise.reject(
+        new UsageError(
+          'READ_ONLY',
+          `This session was opened read-only; nothing can be recorded in ${this.file}.`,
+        ),
+      );
+    }
     const text = records.map((record) => `${JSON.stringify(record)}\n`).join('');
     return this.#queue.add(async () => {
       try {

@@ -140,7 +140,7 @@ export class TurnLog {
         for (const turn of this.turns.values()) if (turn.undoneBy === record.rewind) delete turn.undoneBy;
         return;
       }
-            case 'prune': {
+      case 'prune': {
         for (const id of record.turns) {
           const turn = this.turns.get(id);
           if (turn) turn.pruned = true;

@@ -7,7 +7,15 @@ import { SafeturnError, type SafeturnErrorOptions } from './safeturn-error.js';
  */
 export class UsageError extends SafeturnError {
   constructor(
-    code: 'INVALID_INPUT' | 'INVALID_CONFIG' | 'NO_SUCH_TURN' | 'TURN_STATE' | 'REDO_UNAVAILABLE',
+    code:
+      | 'INVALID_INPUT'
+      | 'INVALID_CONFIG'
+      | 'NO_SUCH_TURN'
+      | 'TURN_STATE'
+      | 'REDO_UNAVAILABLE'
+      | 'SESSION_IN_USE'
+      | 'NO_SUCH_SESSION'
+      | 'READ_ONLY',
     message: string,
     options: SafeturnErrorOptions = {},
   ) {

@@ -27,7 +27,11 @@ export async function takeFingerprint(
     const stats = await stat(absolutePath, { bigint: true });
     if (!stats.isFile()) return undefined;
     const size = Number(stats.size);
-    const hash = content ? sha256(content) : size > IN_MEMORY_HASH_LIMIT ? await sha256File(absolutePath) : sha256(await readFile(absolutePath));
+    const hash = content
+      ? sha256(content)
+      : size > IN_MEMORY_HASH_LIMIT
+        ? await sha256File(absolutePath)
+        : sha256(await readFile(absolutePath));
     return { mtimeNs: stats.mtimeNs, size, sha256: hash };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -120,7 +120,15 @@ export const sandboxMiddleware: ToolMiddleware = {
     if (call.kind === 'read') {
       for (const target of call.paths) {
         const verdict = await sandbox.checkRead(target.root, target.absolute);
-        if (!verdict.allowed) return { ok: false, error: { code: 'SANDBOX_POLICY', message: verdict.message, data: { path: target.relative, reason: 'deny-read' } } };
+        if (!verdict.allowed)
+          return {
+            ok: false,
+            error: {
+              code: 'SANDBOX_POLICY',
+              message: verdict.message,
+              data: { path: target.relative, reason: 'deny-read' },
+            },
+          };
       }
       return undefined;
     }

@@ -11,6 +11,8 @@ export interface SessionHistoryOptions {
   home: string;
   skipDirectories?: readonly string[];
   now?: () => Date;
+  /** Commit the baseline when the repository has none. @default true */
+  baseline?: boolean;
 }
 
 /** The shadow repository of a workspace and the promise of its baseline commit. */
@@ -33,7 +35,8 @@ export async function openSessionHistory(options: SessionHistoryOptions): Promis
     ...(now ? { now: () => now().getTime() } : {}),
   });
   const existing = await repo.baselineId();
-  if (existing !== undefined) return { repo, baseline: Promise.resolve(existing) };
+  if (existing !== undefined || options.baseline === false)
+    return { repo, baseline: Promise.resolve(existing) };
   const rules = await readFile(path.join(options.workspace, '.safeturnignore'), 'utf8').catch(
     () => undefined,
   );

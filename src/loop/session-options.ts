@@ -45,6 +45,17 @@ export interface CreateSessionOptions {
   shadowGit?: boolean;
   /** An explicit config file (CI). An invalid file is an error, never replaced by defaults. @default <workspace>/safeturn.config.json */
   configPath?: string;
+  /**
+   * Open for reading only (rollback points, coverage, history): no session lock is taken, nothing
+   * is recorded, changes throw `READ_ONLY`. A session that does not exist yet is not created.
+   * @default false
+   */
+  readOnly?: boolean;
+  /**
+   * How long to wait for the session lock another live process holds (one writer per session).
+   * @default 2000 ms; then `SESSION_IN_USE`
+   */
+  lockTimeoutMs?: number;
   /** Clock, for tests. @default () => new Date() */
   now?: () => Date;
   /** Environment to read SAFETURN_HOME/HOME from. @default process.env */

@@ -107,13 +107,19 @@ export class SessionSandbox {
    * Whether the policy lets the read tools read this absolute path: not inside a `denyRead` path
    * (what bash cannot read, the read tool does not read either).
    */
-  async checkRead(root: string, absolutePath: string): Promise<{ allowed: true } | { allowed: false; message: string }> {
+  async checkRead(
+    root: string,
+    absolutePath: string,
+  ): Promise<{ allowed: true } | { allowed: false; message: string }> {
     const policy = await this.policyFor(root);
     if (policy.mode === 'danger-full-access') return { allowed: true };
     const denied = policy.denyRead.find((entry) => isSameOrInside(entry, absolutePath));
     return denied === undefined
       ? { allowed: true }
-      : { allowed: false, message: `${absolutePath} is inside ${denied}, which the sandbox policy keeps unreadable (denyRead).` };
+      : {
+          allowed: false,
+          message: `${absolutePath} is inside ${denied}, which the sandbox policy keeps unreadable (denyRead).`,
+        };
   }
 
   /** Whether the policy lets the write tools write this absolute path (a path bash may not write, they may not either). */

@@ -17,7 +17,9 @@ import { pathKey, TurnLog, type TurnState } from '../checkpoint/turn-log.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { projectDir as projectDirOf, resolveHome } from '../core/home.js';
 import { KeyedQueue } from '../core/keyed-queue.js';
+import { acquireLock, type Lock } from '../core/lock.js';
 import { assertNotInHome, resolveInRoot } from '../core/paths.js';
+import { SafeturnError } from '../errors/safeturn-error.js';
 import { UsageError } from '../errors/usage-error.js';
 import { type GuardVerdict, ReadGuard } from '../guard/read-guard.js';
 import type { SandboxPolicyInput } from '../sandbox/policy-schema.js';
@@ -67,6 +69,7 @@ export class Session {
   readonly staging: BashStaging;
   #sandbox: SessionSandbox | undefined;
   readonly #history: SessionHistory | undefined;
+  readonly #lock: Lock | undefined;
   #worktrees: WorktreeManager | undefined;
   /** Serialises writes per path (`root NUL path`). */
   readonly pathQueue = new KeyedQueue();
@@ -92,6 +95,7 @@ export class Session {
     watchFiles?: boolean;
     sandbox?: SessionSandbox;
     history?: SessionHistory;
+    lock?: Lock;
   }) {
     this.id = parts.id;
     this.workspace = parts.workspace;
@@ -143,6 +147,7 @@ export class Session {
     });
     this.#sandbox = parts.sandbox;
     this.#history = parts.history;
+    this.#lock = parts.lock;
   }
 
   /**
@@ -527,6 +532,7 @@ export class Session {
       await this.flush();
     } finally {
       await this.#history?.repo.close();
+      await this.#lock?.release();
     }
   }
 
@@ -632,13 +638,32 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
     );
   }
   const homeGiven = resolveHome(options.home, options.env);
-  await mkdir(path.join(projectDirOf(homeGiven, workspace), 'sessions', id), { recursive: true });
+  const readOnly = options.readOnly ?? false;
+  const sessionDir = path.join(projectDirOf(homeGiven, workspace), 'sessions', id);
+  if (readOnly) {
+    if (!(await stat(path.join(sessionDir, 'journal.jsonl')).catch(() => undefined))) {
+      throw new UsageError(
+        'NO_SUCH_SESSION',
+        `No session ${JSON.stringify(id)} for workspace ${workspace}.`,
+        { data: { sessionId: id, workspace } },
+      );
+    }
+  } else {
+    await mkdir(sessionDir, { recursive: true });
+  }
   // Realpath'd, so containment checks against it hold when the home is reached through a symlink.
   const home = await realpath(homeGiven);
   const projectDir = projectDirOf(home, workspace);
+  const lock = readOnly
+    ? undefined
+    : await takeSessionLock(
+        path.join(projectDir, 'sessions', id, 'session.lock'),
+        id,
+        options.lockTimeoutMs ?? 2000,
+      );
   const projectFile = path.join(projectDir, 'project.json');
   const existingProject = await readFile(projectFile, 'utf8').catch(() => undefined);
-  if (existingProject === undefined) {
+  if (existingProject === undefined && !readOnly) {
     await writeFileAtomic(
       projectFile,
       `${JSON.stringify({ workspace, createdAt: now().toISOString() }, null, 2)}\n`,
@@ -653,8 +678,10 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
           home,
           ...(options.skipDirectories ? { skipDirectories: options.skipDirectories } : {}),
           ...(options.now ? { now: options.now } : {}),
+          baseline: !readOnly,
         });
   const journal = new Journal(path.join(projectDir, 'sessions', id, 'journal.jsonl'));
+  journal.readOnly = readOnly;
   const { records } = await journal.read();
   const log = new TurnLog(workspace);
   const session = new Session({
@@ -671,8 +698,9 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
     ...(options.watchFiles === undefined ? {} : { watchFiles: options.watchFiles }),
     ...(sandbox ? { sandbox } : {}),
     ...(history ? { history } : {}),
+    ...(lock ? { lock } : {}),
   });
-  if (records.length === 0) {
+  if (records.length === 0 && !readOnly) {
     await journal.append({ type: 'session', v: 1, sessionId: id, workspace, at: now().toISOString() });
   }
   for (const record of records) {
@@ -686,12 +714,31 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
       );
     }
   }
-  if (log.activeTurn) {
+  if (log.activeTurn && !readOnly) {
+    // We hold the session lock, so the process that left this turn open is gone: end it.
     const record: JournalRecord = { type: 'turn-end', turn: log.activeTurn.id, at: now().toISOString() };
     log.apply(record);
     await journal.append(record);
   }
   return session;
+}
+
+async function takeSessionLock(file: string, id: string, timeoutMs: number): Promise<Lock> {
+  try {
+    return await acquireLock(file, { timeoutMs, purpose: `session ${id}` });
+  } catch (error) {
+    if (SafeturnError.isInstance(error) && error.code === 'LOCK_TIMEOUT') {
+      throw new UsageError(
+        'SESSION_IN_USE',
+        `Session ${id} is open for writing in another live process (${String((error.data.owner as { pid?: number } | undefined)?.pid ?? '?')}); open it with readOnly: true, or close the other one.`,
+        {
+          cause: error,
+          data: { sessionId: id },
+        },
+      );
+    }
+    throw error;
+  }
 }
 
 async function openSandbox(

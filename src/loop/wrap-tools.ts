@@ -164,10 +164,21 @@ export function wrapTools<Tools extends Record<string, AnyTool>>(
           if (isPathErrno(error)) return pathErrnoFailure(name, error);
           throw error;
         }
-        const call: ToolCall = { session, toolName: name, kind, input: parsed.data, paths, context, warnings: [] };
+        const call: ToolCall = {
+          session,
+          toolName: name,
+          kind,
+          input: parsed.data,
+          paths,
+          context,
+          warnings: [],
+        };
         const run = async () => {
           try {
-            return withWarnings(await runChain(call, chain, () => tool.execute(parsed.data, context)), call.warnings);
+            return withWarnings(
+              await runChain(call, chain, () => tool.execute(parsed.data, context)),
+              call.warnings,
+            );
           } catch (error) {
             // A path the file system cannot take (too long, a symlink loop, a file too large to
             // read) is the model's input problem: a tool failure it can act on, not a host crash.

@@ -176,13 +176,13 @@ describe('store sharing, locks and growth', () => {
       ),
     );
     for (const id of ['alpha', 'beta']) {
-      const session = await createSession({ workspace, home, sessionId: id });
+      const session = await createSession({ workspace, home, sessionId: id, readOnly: true });
       const { records, skippedLines } = await session.journal.read();
       expect(skippedLines).toEqual([]);
       expect(records.filter((record) => record.type === 'capture')).toHaveLength(200);
       expect(session.rollbackPoints()[0]!.files).toHaveLength(200);
     }
-    const anySession = await createSession({ workspace, home, sessionId: 'alpha' });
+    const anySession = await createSession({ workspace, home, sessionId: 'alpha', readOnly: true });
     expect(await blobCount(anySession.projectDir)).toBe(10);
   });
 
@@ -224,5 +224,29 @@ describe('store sharing, locks and growth', () => {
     expect(freed.deletedBlobs).toBe(before - 1);
     expect(await blobCount(session.projectDir)).toBe(1);
     expect(await readFile(path.join(workspace, 's.txt'), 'utf8')).toBe('unique to other');
+  });
+});
+
+describe('one writer per session', () => {
+  it('a second writer on a live session gets SESSION_IN_USE; readOnly opens work; close releases', async () => {
+    const workspace = await tempDir();
+    const home = await tempDir();
+    const first = await createSession({ workspace, home, sessionId: 'busy' });
+    await first.beginTurn({ label: 'open turn' });
+    await expect(
+      createSession({ workspace, home, sessionId: 'busy', lockTimeoutMs: 100 }),
+    ).rejects.toMatchObject({ code: 'SESSION_IN_USE' });
+    const reader = await createSession({ workspace, home, sessionId: 'busy', readOnly: true });
+    expect(reader.currentTurn()?.id).toBe('t1');
+    await expect(reader.beginTurn({ label: 'x' })).rejects.toMatchObject({ code: 'TURN_STATE' });
+    await expect(createSession({ workspace, home, sessionId: 'nope', readOnly: true })).rejects.toMatchObject(
+      { code: 'NO_SUCH_SESSION' },
+    );
+    await first.endTurn();
+    await first.close();
+    const second = await createSession({ workspace, home, sessionId: 'busy', lockTimeoutMs: 100 });
+    expect(second.rollbackPoints()).toHaveLength(1);
+    const readOnlyChange = await createSession({ workspace, home, sessionId: 'busy', readOnly: true });
+    await expect(readOnlyChange.beginTurn({ label: 'y' })).rejects.toMatchObject({ code: 'READ_ONLY' });
   });
 });

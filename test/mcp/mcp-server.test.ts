@@ -164,7 +164,7 @@ describe('safeturn mcp over stdio (the built binary, the SDK client)', () => {
     expect(await exists(workspace, 'four.md')).toBe(false);
 
     // The session is on disk: the library sees the same rollback points.
-    const session = await createSession({ workspace, home, sessionId: 'mcp-test' });
+    const session = await createSession({ workspace, home, sessionId: 'mcp-test', readOnly: true });
     expect(session.rollbackPoints().map((point) => point.turnId)).toEqual(['t1']);
     await session.close();
   });

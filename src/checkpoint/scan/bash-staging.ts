@@ -161,9 +161,15 @@ export class BashStaging {
       // agent's own output to delete or replace it without a false conflict.
       try {
         const hash = await sha256File(path.join(root, relative));
-        return { state: { kind: 'file', sha256: hash, size: entry.size, mode: entry.mode }, cached: [...stat, null] };
+        return {
+          state: { kind: 'file', sha256: hash, size: entry.size, mode: entry.mode },
+          cached: [...stat, null],
+        };
       } catch {
-        return { state: { kind: 'skipped', reason: 'unreadable', size: entry.size }, cached: [...stat, null] };
+        return {
+          state: { kind: 'skipped', reason: 'unreadable', size: entry.size },
+          cached: [...stat, null],
+        };
       }
     }
     let content: Buffer;
