@@ -77,7 +77,11 @@ export const bashStagingMiddleware: ToolMiddleware = {
     if (call.kind !== 'bash') return next();
     const { session } = call;
     return session.pathQueue.run([BASH_KEY], async () => {
-      const staged = await session.staging.stage(call.context.root);
+      const turnId = session.currentTurn()?.id;
+      const staged = await session.staging.stage(
+        call.context.root,
+        turnId === undefined ? {} : { turn: turnId },
+      );
       let result: unknown;
       let failure: { error: unknown } | undefined;
       try {

@@ -22,6 +22,9 @@ export interface ToolBinding<Input = unknown> {
   paths?: (input: Input, context: ToolContext) => string[] | Promise<string[]>;
 }
 
+/** The input type of a tool. */
+export type InputOf<T> = T extends SafeturnTool<infer Input, unknown> ? Input : never;
+
 /** A wrapped tool: same input, and the output may also be a {@link ToolFailure}. */
 export type WrappedTool<T extends AnyTool> =
   T extends SafeturnTool<infer Input, infer Output> ? SafeturnTool<Input, Output | ToolFailure> : never;
@@ -33,7 +36,7 @@ export interface WrapToolsOptions<Tools extends Record<string, AnyTool>> {
   /** The tool registry, in the neutral shape `{ description, inputSchema, execute, kind?, paths? }`. */
   tools: Tools;
   /** Per-tool kind and path extraction, for tools that do not carry `kind` / `paths` themselves. */
-  bindings?: { [Name in keyof Tools]?: ToolBinding };
+  bindings?: { [Name in keyof Tools]?: ToolBinding<InputOf<Tools[Name]>> };
   /** Extra middleware, run after the built-in guard and checkpoint (see {@link ToolMiddleware}). */
   middleware?: ToolMiddleware[];
 }
@@ -129,7 +132,7 @@ export function wrapTools<Tools extends Record<string, AnyTool>>(
   for (const [name, tool] of Object.entries(options.tools)) {
     const binding = options.bindings?.[name as keyof Tools];
     const kind: ToolKind = tool.kind ?? binding?.kind ?? 'other';
-    const pathsOf = tool.paths ?? binding?.paths;
+    const pathsOf = (tool.paths ?? binding?.paths) as SafeturnTool['paths'];
     if (kind === 'other') {
       wrapped[name] = tool;
       continue;

@@ -67,7 +67,7 @@ describe('wrapTools', () => {
     const wrapped = wrapTools({
       session,
       tools: { save },
-      bindings: { save: { kind: 'write', paths: (input) => [(input as { file: string }).file] } },
+      bindings: { save: { kind: 'write', paths: (input) => [input.file] } },
     });
     await session.beginTurn({ label: 'save' });
     expect(

@@ -11,6 +11,7 @@ import type { FileState } from '../file-state.js';
 import type { CoverageNote } from './coverage.js';
 import {
   DEFAULT_SKIP_DIRECTORIES,
+  rawFingerprint,
   type ScanEntry,
   scanTree,
   shallowFingerprint,
@@ -62,6 +63,13 @@ interface TreeModel {
   dirty: boolean;
   /** True once a full scan filled `directories`. */
   scanned: boolean;
+  /**
+   * Files with more than one hard link: they can change through a path no watch sees, so every
+   * update stats them again.
+   */
+  multiLinked: Set<string>;
+  /** The turn of the last stage (a new turn starts with a full scan). */
+  lastTurn?: string;
 }
 
 const HASH_CONCURRENCY = 16;
@@ -94,6 +102,7 @@ function entryOf(stats: BigIntStats, absolute: string): ScanEntry | undefined {
     size: Number(stats.size),
     ino: Number(stats.ino),
     mode: Number(stats.mode & 0o7777n),
+    links: Number(stats.nlink),
   };
 }
 
@@ -204,7 +213,10 @@ export class BashStaging {
    * Brings the model of `root` up to date and returns every path whose state changed since the
    * model was last updated, with its state before and after. Reads only the changed files.
    */
-  async #update(root: string): Promise<{
+  async #update(
+    root: string,
+    forceFull = false,
+  ): Promise<{
     model: TreeModel;
     changes: Map<string, { before: FileState; after: FileState }>;
     createdDirectories: string[];
@@ -218,7 +230,7 @@ export class BashStaging {
     const ignoreText = await this.#readIgnore(root);
     const startedNs = nowNs();
     let watchResult: Awaited<ReturnType<TreeWatcher['sync']>> | undefined;
-    if (model?.watcher && ignoreText === model.ignoreText) {
+    if (model?.watcher && ignoreText === model.ignoreText && !forceFull) {
       watchResult = await model.watcher.sync();
       if (!watchResult.reliable) {
         model.watcher.close();
@@ -237,6 +249,7 @@ export class BashStaging {
         watcher: undefined,
         dirty: false,
         scanned: false,
+        multiLinked: new Set(),
       };
       this.#models.set(root, model);
     }
@@ -272,6 +285,9 @@ export class BashStaging {
       model.scanned = true;
       model.directories = scan.directories;
       model.uncovered = scan.uncovered;
+      model.multiLinked = new Set(
+        [...scan.entries].filter(([, entry]) => (entry.links ?? 1) > 1).map(([relative]) => relative),
+      );
       if (this.#options.watch !== false) {
         model.watcher?.close();
         model.watcher = await TreeWatcher.start(
@@ -294,6 +310,17 @@ export class BashStaging {
           ? { ...item, fingerprint: shallowFingerprint(path.join(root, item.path)) }
           : item,
       );
+      for (const relative of model.multiLinked) {
+        if (candidates.has(relative)) continue;
+        const absolute = path.join(root, relative);
+        let stats: BigIntStats | undefined;
+        try {
+          stats = lstatSync(absolute, { bigint: true });
+        } catch {
+          stats = undefined;
+        }
+        candidates.set(relative, stats ? entryOf(stats, absolute) : undefined);
+      }
     }
     const changes = new Map<string, { before: FileState; after: FileState }>();
     let hashed = 0;
@@ -307,6 +334,8 @@ export class BashStaging {
         }
         return;
       }
+      if ((entry.links ?? 1) > 1) model.multiLinked.add(relative);
+      else model.multiLinked.delete(relative);
       if (sameStat(entry, cached) && entry.mtimeNs + RACY_SLOP_NS < racyBefore) return;
       hashed += 1;
       const { state, cached: fresh } = await this.#hash(root, relative, entry);
@@ -348,7 +377,23 @@ export class BashStaging {
         stats = undefined;
       }
       if (name.includes('\uFFFD') || name.includes('\\')) {
-        if (!uncoveredPaths.has(relative)) model.uncovered.push({ path: relative, reason: 'invalid-name' });
+        upsertUncovered(model, {
+          path: relative,
+          reason: 'invalid-name',
+          fingerprint: rawFingerprint(path.dirname(absolute), name),
+        });
+        continue;
+      }
+      if (stats && !stats.isDirectory() && !stats.isFile() && !stats.isSymbolicLink()) {
+        upsertUncovered(model, {
+          path: relative,
+          reason: 'special-file',
+          fingerprint: `${stats.mtimeNs}:${stats.size}:${stats.ino}`,
+        });
+        continue;
+      }
+      if (!stats && uncoveredPaths.has(relative) && !model.directories.has(relative)) {
+        model.uncovered = model.uncovered.filter((item) => item.path !== relative);
         continue;
       }
       if (stats?.isDirectory()) {
@@ -405,10 +450,16 @@ export class BashStaging {
    * Before a bash call: makes sure the pre-image of every covered file is in the blob store.
    * The first call walks the tree; later ones (with watches) only look at paths that had events.
    */
-  async stage(root: string): Promise<StagedTree> {
-    const { model, hashed, full } = await this.#update(root);
-    await this.#save(model);
-    return { root, hashedFiles: hashed, fullScan: full, coveredPaths: model.cache.entries.size };
+  async stage(root: string, options: { turn?: string } = {}): Promise<StagedTree> {
+    const model = this.#models.get(root);
+    // The first call of each turn walks the whole tree: what no watch can see (a file changed
+    // through a hard link created in a skipped directory) is caught at least once per turn.
+    const forceFull = options.turn !== undefined && model !== undefined && model.lastTurn !== options.turn;
+    if (model && options.turn !== undefined) model.lastTurn = options.turn;
+    const { model: updated, hashed, full } = await this.#update(root, forceFull);
+    if (options.turn !== undefined) updated.lastTurn = options.turn;
+    await this.#save(updated);
+    return { root, hashedFiles: hashed, fullScan: full, coveredPaths: updated.cache.entries.size };
   }
 
   async #save(model: TreeModel): Promise<void> {
@@ -481,6 +532,11 @@ export class BashStaging {
   }
 }
 
+/** Replaces (never mutates: the note compares against the old objects) an uncovered entry. */
+function upsertUncovered(model: TreeModel, item: UncoveredPath): void {
+  model.uncovered = [...model.uncovered.filter((existing) => existing.path !== item.path), item];
+}
+
 function sameRecorded(a: FileState, b: FileState): boolean {
   if (a.kind === 'file' && b.kind === 'file') return a.sha256 === b.sha256 && a.mode === b.mode;
   if (a.kind === 'symlink' && b.kind === 'symlink') return a.target === b.target;
@@ -488,7 +544,18 @@ function sameRecorded(a: FileState, b: FileState): boolean {
   return a.kind === b.kind;
 }
 
-/** Skipped directories that appeared, disappeared or changed shallowly; new bad names. */
+const UNCOVERED_DETAIL: Record<UncoveredPath['reason'], string> = {
+  'skipped-directory': 'inside a directory the scan skips; not undone by rewind',
+  safeturnignore: 'matched by .safeturnignore; not captured',
+  'invalid-name': 'file name is not valid UTF-8; not captured',
+  unreadable: 'could not be read; not captured',
+  'special-file': 'a fifo, socket or device; never captured or removed by rewind',
+};
+
+/**
+ * What the scan could not cover that appeared, disappeared or changed: skipped directories (by
+ * the mtimes of their first levels), bad names and special files (by their own stat).
+ */
 function uncoveredChanges(
   before: Map<string, UncoveredPath>,
   after: UncoveredPath[],
@@ -498,42 +565,28 @@ function uncoveredChanges(
   const afterByPath = new Map(after.map((item) => [item.path, item]));
   for (const [relative, item] of afterByPath) {
     const earlier = before.get(relative);
-    if (item.reason === 'skipped-directory') {
-      if (!earlier)
-        result.push({
-          path: relative,
-          reason: 'skipped-directory',
-          detail: 'created by the command inside a directory the scan skips; not removed by rewind',
-        });
-      else if (earlier.fingerprint !== item.fingerprint)
-        result.push({
-          path: relative,
-          reason: 'skipped-directory',
-          detail: 'changed inside a directory the scan skips; those changes are not undone by rewind',
-        });
-    } else if (!earlier) {
+    if (!earlier) {
       result.push({
         path: relative,
         reason: item.reason,
-        detail:
-          item.reason === 'invalid-name'
-            ? 'file name is not valid UTF-8'
-            : item.reason === 'safeturnignore'
-              ? 'matched by .safeturnignore'
-              : 'could not be read',
+        detail: `created by the command: ${UNCOVERED_DETAIL[item.reason]}`,
+      });
+    } else if (earlier.fingerprint !== item.fingerprint) {
+      result.push({
+        path: relative,
+        reason: item.reason,
+        detail: `changed by the command: ${UNCOVERED_DETAIL[item.reason]}`,
       });
     }
   }
   for (const [relative, item] of before) {
     if (afterByPath.has(relative) || model.cache.entries.has(relative) || model.directories.has(relative))
       continue;
-    if (item.reason === 'skipped-directory' || item.reason === 'safeturnignore') {
-      result.push({
-        path: relative,
-        reason: item.reason,
-        detail: 'deleted by the command; its content was never captured, rewind cannot bring it back',
-      });
-    }
+    result.push({
+      path: relative,
+      reason: item.reason,
+      detail: `deleted by the command: its content was never captured, rewind cannot bring it back`,
+    });
   }
   return result.sort((a, b) => a.path.localeCompare(b.path));
 }

@@ -4,7 +4,8 @@ export type UncoveredReason =
   | 'safeturnignore'
   | 'invalid-name'
   | 'unreadable'
-  | 'too-large';
+  | 'too-large'
+  | 'special-file';
 
 /**
  * What a bash call changed and what it could not cover. Nothing is said silently: every change the

@@ -24,12 +24,14 @@ export interface ScanEntry {
   mode: number;
   /** Symlink target (symlinks only). */
   target?: string;
+  /** Hard link count: a file with more than one can change through a path outside the scan. */
+  links?: number;
 }
 
 /** A path the scan could not cover, and why. */
 export interface UncoveredPath {
   path: string;
-  reason: 'skipped-directory' | 'safeturnignore' | 'invalid-name' | 'unreadable';
+  reason: 'skipped-directory' | 'safeturnignore' | 'invalid-name' | 'unreadable' | 'special-file';
   /** For skipped directories: mtime of the directory and its first two levels, to notice changes cheaply. */
   fingerprint?: string;
 }
@@ -55,6 +57,23 @@ export interface ScanTreeOptions {
   start?: string;
   /** Absolute directories never scanned nor reported (safeturn's own home, when the workspace contains it). */
   exclude?: readonly string[];
+}
+
+/**
+ * `mtimeNs:size:ino` of an entry whose decoded name cannot be used as a path (not valid UTF-8):
+ * the directory is read again as raw bytes to reach it.
+ */
+export function rawFingerprint(directory: string, decodedName: string): string {
+  try {
+    for (const raw of readdirSync(directory, { encoding: 'buffer' })) {
+      if (raw.toString('utf8') !== decodedName) continue;
+      const stats = lstatSync(Buffer.concat([Buffer.from(`${directory}/`), raw]), { bigint: true });
+      return `${stats.mtimeNs}:${stats.size}:${stats.ino}`;
+    }
+  } catch {
+    // gone or unreadable
+  }
+  return 'unknown';
 }
 
 /** mtimes of a skipped directory and its first two levels: notices additions and removals cheaply. */
@@ -101,7 +120,11 @@ export function scanTree(options: ScanTreeOptions): TreeScan {
       const name = dirent.name;
       const relative = relativeDir === '' ? name : `${relativeDir}/${name}`;
       if (name.includes('\uFFFD') || name.includes('\\')) {
-        uncovered.push({ path: relative, reason: 'invalid-name' });
+        uncovered.push({
+          path: relative,
+          reason: 'invalid-name',
+          fingerprint: rawFingerprint(absoluteDir, name),
+        });
         continue;
       }
       const isDirectory = dirent.isDirectory();
@@ -123,7 +146,15 @@ export function scanTree(options: ScanTreeOptions): TreeScan {
         stack.push(relative);
         continue;
       }
-      if (!dirent.isFile() && !dirent.isSymbolicLink()) continue;
+      if (!dirent.isFile() && !dirent.isSymbolicLink()) {
+        // fifos, sockets, devices: never stored or restored; named so nothing is silent.
+        uncovered.push({
+          path: relative,
+          reason: 'special-file',
+          fingerprint: rawFingerprint(absoluteDir, name),
+        });
+        continue;
+      }
       const absolute = path.join(options.root, relative);
       let stats: import('node:fs').BigIntStats;
       try {
@@ -137,6 +168,7 @@ export function scanTree(options: ScanTreeOptions): TreeScan {
         size: Number(stats.size),
         ino: Number(stats.ino),
         mode: Number(stats.mode & 0o7777n),
+        links: Number(stats.nlink),
       };
       if (entry.kind === 'symlink') {
         try {
