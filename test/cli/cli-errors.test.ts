@@ -108,6 +108,11 @@ describe('safeturn CLI: errors', () => {
     expect(fraction.stderr).toBe(
       'safeturn: USAGE: rewind: "1.5" is not a rollback point number (1 = newest).\n',
     );
+    const help = await safeturn(['sandbox', 'run', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout.replaceAll(/\s+/g, ' ')).toContain(
+      "One argument is a shell string (`-- 'echo $HOME && ls'`); several are an argv, each word quoted",
+    );
     const nothing = await safeturn(['show', 't1', 'never.txt', ...common, '--json']);
     expect(nothing.code).toBe(2);
     expect(jsonLines(nothing.stdout)[0]).toMatchObject({
