@@ -1,7 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { closeTrackedSessions } from './helpers.js';
 
 // No test may touch the real ~/.safeturn or HOME: each test file gets its own.
@@ -18,4 +18,9 @@ process.env.GIT_CONFIG_NOSYSTEM = '1';
 // test's temp dirs are removed (onTestFinished cleanups run after afterEach hooks).
 afterEach(async () => {
   await closeTrackedSessions();
+});
+
+// The per-file HOME is removed once the file's tests (and their session cleanups) are done.
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true });
 });

@@ -2,6 +2,7 @@ import { Option } from 'commander';
 import { UsageError } from '../errors/usage-error.js';
 import { createSession, type Session } from '../loop/session.js';
 import { listSessions } from '../loop/session-discovery.js';
+import { CliError } from './cli-error.js';
 
 /** Options every command takes. */
 export interface CommonOptions {
@@ -24,24 +25,49 @@ export function commonOptions(): Option[] {
   ];
 }
 
+/** How {@link openSession} finds the session. */
+export type SessionMode =
+  /** `--session` must exist, else the most recent session; never creates one. */
+  | 'existing'
+  /** `--session` is resumed or started; without it, the most recent session, else a new one. */
+  | 'latest-or-new'
+  /** `--session` is resumed or started; without it, always a new session. */
+  | 'new';
+
 /**
- * Opens the session a command works on: `--session`, else the most recent one of the workspace.
- * @throws UsageError `NO_SUCH_TURN`-free: `INVALID_INPUT` when the workspace has no session.
+ * Opens the session a command works on. Read-only commands use `existing`: a mistyped
+ * `--session` is refused instead of silently starting an empty session.
+ *
+ * @throws CliError `NO_SUCH_SESSION` when `--session` names no session of the workspace (mode `existing`).
+ * @throws UsageError `INVALID_INPUT` when the workspace has no session at all (mode `existing`).
  */
-export async function openSession(options: CommonOptions, create = false): Promise<Session> {
+export async function openSession(options: CommonOptions, mode: SessionMode = 'existing'): Promise<Session> {
   let sessionId = options.session;
-  if (!sessionId) {
-    const [latest] = await listSessions({
+  if (mode !== 'new' && (mode === 'existing' || sessionId === undefined)) {
+    const known = await listSessions({
       workspace: options.workspace,
       ...(options.home ? { home: options.home } : {}),
     });
-    if (!latest && !create) {
-      throw new UsageError(
-        'INVALID_INPUT',
-        `No safeturn session found for ${options.workspace}. Run an agent through safeturn (or \`safeturn replay\`) first.`,
+    if (sessionId !== undefined && mode === 'existing' && !known.some((item) => item.id === sessionId)) {
+      throw new CliError(
+        'NO_SUCH_SESSION',
+        `No session ${JSON.stringify(sessionId)} for ${options.workspace}. ${
+          known.length === 0
+            ? 'The workspace has no sessions yet.'
+            : `Known sessions, newest first: ${known.map((item) => item.id).join(', ')}.`
+        }`,
+        { data: { session: sessionId, known: known.map((item) => item.id) } },
       );
     }
-    sessionId = latest?.id;
+    if (sessionId === undefined) {
+      if (known[0] === undefined && mode === 'existing') {
+        throw new UsageError(
+          'INVALID_INPUT',
+          `No safeturn session found for ${options.workspace}. Run an agent through safeturn (or \`safeturn replay\`) first.`,
+        );
+      }
+      sessionId = known[0]?.id;
+    }
   }
   return createSession({
     workspace: options.workspace,

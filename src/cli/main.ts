@@ -1,12 +1,12 @@
 import { Command, CommanderError } from 'commander';
-import { SafeturnError } from '../errors/safeturn-error.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerLayerCommands } from './commands/layers.js';
 import { registerMaintenanceCommands } from './commands/maintenance.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerShadowCommands } from './commands/shadow.js';
-import { EXIT, JSON_OUTPUT_VERSION } from './output.js';
+import { EXIT } from './output.js';
+import { reportError } from './report-error.js';
 
 /**
  * Runs the `safeturn` command line.
@@ -34,25 +34,14 @@ export async function main(argv: string[]): Promise<number> {
   registerLayerCommands(program, setExit);
   registerMcpCommand(program, setExit);
   for (const command of program.commands) command.exitOverride();
+  const json = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      return error.exitCode === 0 ? EXIT.done : EXIT.didNotRun;
-    }
-    const json = argv.includes('--json');
-    if (SafeturnError.isInstance(error)) {
-      if (json)
-        process.stdout.write(
-          `${JSON.stringify({ v: JSON_OUTPUT_VERSION, type: 'error', ...error.toJSON() })}\n`,
-        );
-      process.stderr.write(`safeturn: ${error.code}: ${error.message}\n`);
-      return EXIT.didNotRun;
-    }
-    process.stderr.write(
-      `safeturn: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    // --help and --version end through the same path, with exit code 0.
+    if (error instanceof CommanderError && error.exitCode === 0) return EXIT.done;
+    reportError(error, { json });
     return EXIT.didNotRun;
   }
 }

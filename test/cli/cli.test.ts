@@ -142,7 +142,7 @@ describe('safeturn CLI', () => {
     const noSession = await safeturn(['log', '--workspace', workspace, '--home', home]);
     expect(noSession.code).toBe(2);
     expect(noSession.stderr).toContain('No safeturn session');
-    const recording = path.join(workspace, '..', `${path.basename(workspace)}.jsonl`);
+    const recording = path.join(await tempDir(), 'rec.jsonl');
     await writeFile(
       recording,
       `${JSON.stringify({ turn: 't', tool: 'write', input: { path: 'a', content: 'a' } })}\n`,

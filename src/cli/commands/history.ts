@@ -1,11 +1,30 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { formatRestoreReport, formatRollbackPoints } from '../../loop/format.js';
-import { parseReplay, replay } from '../../loop/replay.js';
+import { replay } from '../../loop/replay.js';
 import { createSessionTools } from '../../loop/session-tools.js';
+import { CliError } from '../cli-error.js';
 import { type CommonOptions, openSession } from '../context.js';
 import { createOutput, EXIT } from '../output.js';
+import { readReplayFile } from '../read-replay-file.js';
 import { withCommon } from './with-common.js';
+
+/**
+ * The rollback point a `rewind` goes to: a point number (1 = newest) or `--turn ID`, not both.
+ * @throws CliError `USAGE` when neither, both, or a number that is not a whole number >= 1.
+ */
+function rewindTarget(number: string | undefined, turn: string | undefined): number | string {
+  if (number !== undefined && turn !== undefined)
+    throw new CliError('USAGE', 'rewind takes a rollback point number or --turn ID, not both.');
+  if (turn !== undefined) return turn;
+  if (number === undefined)
+    throw new CliError('USAGE', 'rewind needs a rollback point number (see `safeturn log`) or --turn ID.');
+  if (!/^[1-9]\d*$/.test(number))
+    throw new CliError(
+      'USAGE',
+      `rewind: ${JSON.stringify(number)} is not a rollback point number (1 = newest).`,
+    );
+  return Number(number);
+}
 
 /** `safeturn log`, `rewind`, `redo`, `replay`. Each action resolves to an exit code. */
 export function registerHistoryCommands(program: Command, setExit: (code: number) => void): void {
@@ -34,12 +53,7 @@ export function registerHistoryCommands(program: Command, setExit: (code: number
       options: CommonOptions & { turn?: string; force?: boolean; dryRun?: boolean },
     ) => {
       const out = createOutput(options.json ?? false);
-      const target = options.turn ?? (number === undefined ? undefined : Number(number));
-      if (target === undefined || (typeof target === 'number' && !Number.isInteger(target))) {
-        out.warn('rewind needs a rollback point number (see `safeturn log`) or --turn ID.');
-        setExit(EXIT.didNotRun);
-        return;
-      }
+      const target = rewindTarget(number, options.turn);
       const session = await openSession(options);
       const result = await session.rewind(target, {
         force: options.force ?? false,
@@ -72,21 +86,20 @@ export function registerHistoryCommands(program: Command, setExit: (code: number
     program
       .command('replay')
       .description(
-        'replay a recorded agent session (JSON Lines: {"turn","label","tool","input"}) through the wrapped reference tools',
+        'replay a recorded agent session (JSON Lines: {"turn","label","tool","input"}) through the wrapped reference tools, into a new session (or --session ID, resumed or started)',
       )
       .argument('<file>', 'the recorded session, .jsonl'),
   ).action(async (file: string, options: CommonOptions) => {
     const out = createOutput(true);
-    const lines = parseReplay(await readFile(file, 'utf8'));
-    const session = await openSession(options, true);
+    const lines = await readReplayFile(file);
+    const session = await openSession(options, 'new');
+    out.warn(`Replaying ${lines.length} call(s) into session ${session.id}.`);
     const tools = createSessionTools(session);
-    await replay({
-      session,
-      tools,
-      lines,
-      onCall: (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
-    });
-    await session.close();
+    try {
+      await replay({ session, tools, lines, onCall: (result) => out.record('call', { ...result }) });
+    } finally {
+      await session.close();
+    }
     out.warn(`Replayed ${lines.length} call(s) into session ${session.id}.`);
     setExit(EXIT.done);
   });

@@ -1,9 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { SafeturnError } from '../../errors/safeturn-error.js';
 import { sandboxCheck } from '../../sandbox/sandbox-check.js';
 import { type CommonOptions, openSession } from '../context.js';
 import { createOutput, EXIT } from '../output.js';
+import { parseCount } from '../parse-number.js';
 import { withCommon } from './with-common.js';
 
 async function directorySize(directory: string): Promise<{ files: number; bytes: number }> {
@@ -76,25 +78,15 @@ export function registerMaintenanceCommands(program: Command, setExit: (code: nu
       .description(
         'delete stored pre-images nothing references; prune the oldest turns while over --max-store-bytes',
       )
-      .option('--max-store-bytes <n>', 'prune oldest turns until the store is at most this size', (value) =>
-        Number(value),
-      )
+      .option('--max-store-bytes <n>', 'prune oldest turns until the store is at most this size', parseCount)
       .option(
         '--grace-ms <n>',
         'keep unreferenced blobs younger than this (a capture may be in flight)',
-        (value) => Number(value),
+        parseCount,
         600_000,
       ),
   ).action(async (options: CommonOptions & { maxStoreBytes?: number; graceMs: number }) => {
     const out = createOutput(options.json ?? false);
-    if (
-      (options.maxStoreBytes !== undefined && !Number.isFinite(options.maxStoreBytes)) ||
-      !Number.isFinite(options.graceMs)
-    ) {
-      out.warn('--max-store-bytes and --grace-ms take numbers.');
-      setExit(EXIT.didNotRun);
-      return;
-    }
     const session = await openSession(options);
     if (process.stderr.isTTY)
       process.stderr.write(`gc: reading journals and the blob store of ${session.projectDir} ...\n`);
@@ -119,13 +111,19 @@ export function registerMaintenanceCommands(program: Command, setExit: (code: nu
     const check = await sandboxCheck();
     const lines = [...check.lines];
     let problems = check.available ? 0 : 1;
-    const session = await openSession(options).catch(() => undefined);
+    // Without --session, a workspace with no session yet is fine; a mistyped --session is not.
+    const session = await openSession(options).catch((error: unknown) => {
+      if (options.session === undefined && SafeturnError.isInstance(error) && error.code === 'INVALID_INPUT')
+        return undefined;
+      throw error;
+    });
     if (session) {
       const { skippedLines } = await session.journal.read();
+      problems += skippedLines.length > 0 ? 1 : 0;
       lines.push(
         skippedLines.length === 0
           ? 'journal: ok'
-          : `journal: ${skippedLines.length} torn or invalid line(s) skipped (${skippedLines.join(', ')})`,
+          : `journal: ${skippedLines.length} torn or invalid line(s) skipped, at line numbers ${skippedLines.join(', ')} of ${session.journal.file}`,
       );
       const findings = await session.worktrees.doctor({ repair: options.repair ?? false });
       for (const finding of findings) {

@@ -2,9 +2,17 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors/usage-error.js';
 import type { Session } from '../../loop/session.js';
 import type { TurnReference } from '../../shadow-git/queries.js';
+import { CliError } from '../cli-error.js';
 import { type CommonOptions, openSession } from '../context.js';
 import { createOutput, EXIT } from '../output.js';
+import { parseCount } from '../parse-number.js';
 import { withCommon } from './with-common.js';
+
+/** The session's shadow history. @throws UsageError `INVALID_INPUT` when shadow git is off. */
+function historyOf(session: Session): NonNullable<Session['history']> {
+  if (!session.history) throw new UsageError('INVALID_INPUT', 'This workspace has no shadow history.');
+  return session.history;
+}
 
 /** A turn id of the session, `SESSION/TURN`, or a commit id (4-40 hex). */
 async function reference(session: Session, text: string): Promise<TurnReference> {
@@ -35,13 +43,13 @@ export function registerShadowCommands(program: Command, setExit: (code: number)
       .command('history')
       .description('the shadow git history: every committed (or skipped) turn, newest first')
       .option('--path <path>', 'only turns that changed this path')
-      .option('--limit <n>', 'at most this many entries', (value) => Number(value), 50)
+      .option('--limit <n>', 'at most this many entries', parseCount, 50)
       .option('--all-sessions', 'every session of the workspace, not only --session'),
   ).action(async (options: CommonOptions & { path?: string; limit: number; allSessions?: boolean }) => {
     const out = createOutput(options.json ?? false);
     const session = await openSession(options);
     await session.flush();
-    const entries = await session.history!.log({
+    const entries = await historyOf(session).log({
       ...(options.allSessions ? {} : { session: session.id }),
       ...(options.path ? { path: options.path } : {}),
       limit: options.limit,
@@ -68,7 +76,7 @@ export function registerShadowCommands(program: Command, setExit: (code: number)
     const out = createOutput(options.json ?? false);
     const session = await openSession(options);
     await session.flush();
-    const diff = await session.history!.diff({
+    const diff = await historyOf(session).diff({
       from: await reference(session, from),
       ...(to ? { to: await reference(session, to) } : {}),
     });
@@ -87,12 +95,11 @@ export function registerShadowCommands(program: Command, setExit: (code: number)
     const out = createOutput(options.json ?? false);
     const session = await openSession(options);
     await session.flush();
-    const entry = await session.history!.showEntry({ turn: await reference(session, turn), path: file });
-    if (!entry) {
-      out.warn(`${file} did not exist at turn ${turn}.`);
-      setExit(EXIT.didNotRun);
-      return;
-    }
+    const entry = await historyOf(session).showEntry({ turn: await reference(session, turn), path: file });
+    if (!entry)
+      throw new CliError('NO_SUCH_PATH', `${file} did not exist at turn ${turn}.`, {
+        data: { path: file, turn },
+      });
     if (out.json)
       out.record('file', {
         path: file,
