@@ -36,12 +36,17 @@ export type SessionMode =
 
 /**
  * Opens the session a command works on. Read-only commands use `existing`: a mistyped
- * `--session` is refused instead of silently starting an empty session.
+ * `--session` is refused instead of silently starting an empty session. `access.readOnly`
+ * opens it without the session lock (queries: log, status, history, diff, show).
  *
  * @throws CliError `NO_SUCH_SESSION` when `--session` names no session of the workspace (mode `existing`).
  * @throws UsageError `INVALID_INPUT` when the workspace has no session at all (mode `existing`).
  */
-export async function openSession(options: CommonOptions, mode: SessionMode = 'existing'): Promise<Session> {
+export async function openSession(
+  options: CommonOptions,
+  mode: SessionMode = 'existing',
+  access: { readOnly?: boolean } = {},
+): Promise<Session> {
   let sessionId = options.session;
   if (mode !== 'new' && (mode === 'existing' || sessionId === undefined)) {
     const known = await listSessions({
@@ -73,5 +78,7 @@ export async function openSession(options: CommonOptions, mode: SessionMode = 'e
     workspace: options.workspace,
     ...(sessionId ? { sessionId } : {}),
     ...(options.home ? { home: options.home } : {}),
+    // Queries never take the session lock, so they work beside a live agent (or `safeturn mcp`).
+    ...(access.readOnly ? { readOnly: true } : {}),
   });
 }

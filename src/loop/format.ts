@@ -31,8 +31,23 @@ export function formatRestoreReport(result: RewindResult, verb = 'Rewound'): str
   for (const path of result.overwritten)
     lines.push(`  overwrote ${path} (it had changed since the agent wrote it; redo brings it back)`);
   for (const skipped of result.skipped)
-    lines.push(`  skipped   ${skipped.path}: ${skipped.reason} (no pre-image was stored; left as it is)`);
+    lines.push(`  skipped   ${skipped.path}: ${skippedReason(skipped.reason)}`);
   for (const failure of result.failed)
     lines.push(`  FAILED    ${failure.path}: ${failure.code}: ${failure.message}`);
   return lines.join('\n');
+}
+
+function skippedReason(reason: string): string {
+  switch (reason) {
+    case 'root-removed':
+      return 'its worktree was merged or discarded since; nothing there to restore';
+    case 'too-large':
+      return 'over the size cap, so its content was not stored; left as it is';
+    case 'unreadable':
+      return 'could not be read when it was captured; left as it is';
+    case 'not-a-regular-file':
+      return 'not a regular file when it was captured; left as it is';
+    default:
+      return `${reason}; left as it is`;
+  }
 }

@@ -42,9 +42,10 @@ export function parseReplay(text: string): ReplayLine[] {
     }
     const parsed = replayLineSchema.safeParse(value);
     if (!parsed.success) {
+      const issue = parsed.error.issues[0];
       throw new UsageError(
         'INVALID_INPUT',
-        `Line ${index + 1} is not a replay record {turn, label?, tool, input}: ${parsed.error.issues[0]?.message}`,
+        `Line ${index + 1}: field "${issue?.path.join('.') || 'record'}": ${issue?.message ?? 'invalid'} (a replay record is {turn: string, label?: string, tool: string, input}).`,
       );
     }
     lines.push(parsed.data);

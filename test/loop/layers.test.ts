@@ -56,9 +56,9 @@ describe('the session composes the layers', () => {
   it('an invalid sandbox config file is an error, never replaced by defaults', async () => {
     const base = await tempDir();
     await writeFile(path.join(base, 'safeturn.config.json'), JSON.stringify({ sandbox: { network: 'yes' } }));
-    await expect(
-      createSession({ workspace: base, home: path.join(base, '..', `${path.basename(base)}-home`) }),
-    ).rejects.toMatchObject({ code: 'SANDBOX_POLICY' });
+    await expect(createSession({ workspace: base, home: await tempDir() })).rejects.toMatchObject({
+      code: 'SANDBOX_POLICY',
+    });
   });
 
   it('without a policy, bash runs unsandboxed and write tools are not policed', async () => {

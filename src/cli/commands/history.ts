@@ -32,7 +32,7 @@ export function registerHistoryCommands(program: Command, setExit: (code: number
     program.command('log').description('list rollback points, newest first, numbered from 1'),
   ).action(async (options: CommonOptions) => {
     const out = createOutput(options.json ?? false);
-    const session = await openSession(options);
+    const session = await openSession(options, 'existing', { readOnly: true });
     const points = session.rollbackPoints();
     for (const point of points) out.record('rollback-point', { session: session.id, ...point });
     out.say(`Session ${session.id} (${session.workspace})\n${formatRollbackPoints(points)}`);

@@ -80,7 +80,7 @@ export function registerLayerCommands(program: Command, setExit: (code: number) 
       .description('every worktree: name, branch, base, created at, changed files, on disk'),
   ).action(async (options: CommonOptions) => {
     const out = createOutput(options.json ?? false);
-    const session = await openSession(options);
+    const session = await openSession(options, 'existing', { readOnly: true });
     const list = await session.worktrees.list();
     for (const item of list) out.record('worktree', { ...item });
     out.say(list.length === 0 ? 'No worktrees.' : list.map(formatWorktree).join('\n'));

@@ -29,7 +29,7 @@ export function registerMaintenanceCommands(program: Command, setExit: (code: nu
     program.command('status').description('store size, rollback points and the last coverage note'),
   ).action(async (options: CommonOptions) => {
     const out = createOutput(options.json ?? false);
-    const session = await openSession(options);
+    const session = await openSession(options, 'existing', { readOnly: true });
     const store = await directorySize(path.join(session.projectDir, 'blobs'));
     const points = session.rollbackPoints();
     const lastBashTurn = [...points].find(
@@ -112,7 +112,7 @@ export function registerMaintenanceCommands(program: Command, setExit: (code: nu
     const lines = [...check.lines];
     let problems = check.available ? 0 : 1;
     // Without --session, a workspace with no session yet is fine; a mistyped --session is not.
-    const session = await openSession(options).catch((error: unknown) => {
+    const session = await openSession(options, 'existing', { readOnly: true }).catch((error: unknown) => {
       if (options.session === undefined && SafeturnError.isInstance(error) && error.code === 'INVALID_INPUT')
         return undefined;
       throw error;

@@ -47,7 +47,7 @@ export function registerShadowCommands(program: Command, setExit: (code: number)
       .option('--all-sessions', 'every session of the workspace, not only --session'),
   ).action(async (options: CommonOptions & { path?: string; limit: number; allSessions?: boolean }) => {
     const out = createOutput(options.json ?? false);
-    const session = await openSession(options);
+    const session = await openSession(options, 'existing', { readOnly: true });
     await session.flush();
     const entries = await historyOf(session).log({
       ...(options.allSessions ? {} : { session: session.id }),
@@ -74,7 +74,7 @@ export function registerShadowCommands(program: Command, setExit: (code: number)
       .argument('[to]', 'a later turn'),
   ).action(async (from: string, to: string | undefined, options: CommonOptions) => {
     const out = createOutput(options.json ?? false);
-    const session = await openSession(options);
+    const session = await openSession(options, 'existing', { readOnly: true });
     await session.flush();
     const diff = await historyOf(session).diff({
       from: await reference(session, from),
@@ -93,7 +93,7 @@ export function registerShadowCommands(program: Command, setExit: (code: number)
       .argument('<path>'),
   ).action(async (turn: string, file: string, options: CommonOptions) => {
     const out = createOutput(options.json ?? false);
-    const session = await openSession(options);
+    const session = await openSession(options, 'existing', { readOnly: true });
     await session.flush();
     const entry = await historyOf(session).showEntry({ turn: await reference(session, turn), path: file });
     if (!entry)
