@@ -80,5 +80,11 @@ export async function openSession(
     ...(options.home ? { home: options.home } : {}),
     // Queries never take the session lock, so they work beside a live agent (or `safeturn mcp`).
     ...(access.readOnly ? { readOnly: true } : {}),
+    ...(process.stderr.isTTY ? { onScanProgress: scanProgressLine } : {}),
   });
+}
+
+/** A progress line on stderr (a terminal) while a large workspace is scanned. */
+function scanProgressLine(entries: number): void {
+  process.stderr.write(`safeturn: scanning the workspace: ${entries.toLocaleString('en')} files so far…\n`);
 }

@@ -13,6 +13,8 @@ export interface SessionHistoryOptions {
   now?: () => Date;
   /** Commit the baseline when the repository has none. @default true */
   baseline?: boolean;
+  /** Progress of the baseline scan (entries seen, every 5,000). */
+  onScanProgress?: (entries: number) => void;
 }
 
 /** The shadow repository of a workspace and the promise of its baseline commit. */
@@ -44,6 +46,7 @@ export async function openSessionHistory(options: SessionHistoryOptions): Promis
     root: options.workspace,
     skipDirectories: options.skipDirectories ?? DEFAULT_SKIP_DIRECTORIES,
     exclude: [options.home],
+    ...(options.onScanProgress ? { onProgress: options.onScanProgress } : {}),
     ...(rules === undefined ? {} : { ignore: ignore().add(rules) }),
   });
   const baseline = repo.ensureBaseline({ paths: [...scan.entries.keys()].sort() });

@@ -56,6 +56,11 @@ export interface CreateSessionOptions {
    * @default 2000 ms; then `SESSION_IN_USE`
    */
   lockTimeoutMs?: number;
+  /**
+   * Progress of a full workspace scan (the first bash call, the shadow baseline): called with the
+   * number of entries seen so far, every 5,000. The CLI prints it on stderr when that is a terminal.
+   */
+  onScanProgress?: (entries: number) => void;
   /** Clock, for tests. @default () => new Date() */
   now?: () => Date;
   /** Environment to read SAFETURN_HOME/HOME from. @default process.env */

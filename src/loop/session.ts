@@ -93,6 +93,7 @@ export class Session {
     now: () => Date;
     skipDirectories?: readonly string[];
     watchFiles?: boolean;
+    onScanProgress?: (entries: number) => void;
     sandbox?: SessionSandbox;
     history?: SessionHistory;
     lock?: Lock;
@@ -142,6 +143,7 @@ export class Session {
       blobs: this.checkpoints.blobs,
       sizeCapBytes: parts.sizeCapBytes,
       home: parts.home,
+      ...(parts.onScanProgress ? { onScanProgress: parts.onScanProgress } : {}),
       ...(parts.skipDirectories ? { skipDirectories: parts.skipDirectories } : {}),
       ...(parts.watchFiles === undefined ? {} : { watch: parts.watchFiles }),
     });
@@ -679,6 +681,7 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
           ...(options.skipDirectories ? { skipDirectories: options.skipDirectories } : {}),
           ...(options.now ? { now: options.now } : {}),
           baseline: !readOnly,
+          ...(options.onScanProgress ? { onScanProgress: options.onScanProgress } : {}),
         });
   const journal = new Journal(path.join(projectDir, 'sessions', id, 'journal.jsonl'));
   journal.readOnly = readOnly;
@@ -696,6 +699,7 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
     now,
     ...(options.skipDirectories ? { skipDirectories: options.skipDirectories } : {}),
     ...(options.watchFiles === undefined ? {} : { watchFiles: options.watchFiles }),
+    ...(options.onScanProgress ? { onScanProgress: options.onScanProgress } : {}),
     ...(sandbox ? { sandbox } : {}),
     ...(history ? { history } : {}),
     ...(lock ? { lock } : {}),

@@ -38,6 +38,8 @@ export interface BashStagingOptions {
   watch?: boolean;
   /** safeturn's home (realpath'd): never scanned, even when the workspace contains it. */
   home?: string;
+  /** Progress of a full scan: entries seen so far (every 5,000), for a progress line on a terminal. */
+  onScanProgress?: (entries: number) => void;
 }
 
 /** The workspace as staged before a bash call. */
@@ -141,8 +143,11 @@ export class BashStaging {
     return statCachePath(this.#options.projectDir, root, this.#options.workspace);
   }
 
-  #exclude(): { exclude?: readonly string[] } {
-    return this.#options.home ? { exclude: [this.#options.home] } : {};
+  #exclude(): { exclude?: readonly string[]; onProgress?: (entries: number) => void } {
+    return {
+      ...(this.#options.home ? { exclude: [this.#options.home] } : {}),
+      ...(this.#options.onScanProgress ? { onProgress: this.#options.onScanProgress } : {}),
+    };
   }
 
   #skip(): readonly string[] {

@@ -57,6 +57,8 @@ export interface ScanTreeOptions {
   start?: string;
   /** Absolute directories never scanned nor reported (safeturn's own home, when the workspace contains it). */
   exclude?: readonly string[];
+  /** Called with the number of entries seen so far, every 5,000 entries (for a progress line). */
+  onProgress?: (entries: number) => void;
 }
 
 /**
@@ -178,6 +180,7 @@ export function scanTree(options: ScanTreeOptions): TreeScan {
         }
       }
       entries.set(relative, entry);
+      if (options.onProgress && entries.size % 5000 === 0) options.onProgress(entries.size);
     }
   }
   return { entries, directories, uncovered };

@@ -139,3 +139,23 @@ describe('bash staging edge cases', () => {
     expect((await tools.read.execute({ path: 'ok.txt' }, { root: session.root })).ok).toBe(true);
   });
 });
+
+describe('scan progress', () => {
+  it('a full scan of a large tree reports progress every 5,000 entries', async () => {
+    const workspace = await tempDir();
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('bash', ['-c', 'mkdir big && cd big && seq -f "f%g" 1 10500 | xargs touch'], {
+      cwd: workspace,
+    });
+    const seen: number[] = [];
+    const session = await createSession({
+      workspace,
+      home: await tempDir(),
+      shadowGit: false,
+      onScanProgress: (entries) => seen.push(entries),
+    });
+    await session.beginTurn({ label: 'scan' });
+    await session.staging.stage(session.root, { turn: 't1' });
+    expect(seen).toEqual([5000, 10000]);
+  });
+});
