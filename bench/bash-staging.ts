@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createSession } from '../src/loop/session.js';
+import { createSession } from '../src/loop/create-session.js';
 import { wrapTools } from '../src/loop/wrap-tools.js';
 import { createReferenceTools } from '../src/tools/reference-tools.js';
 import { type BenchContext, type BenchRow, median } from './harness.js';

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createSession } from '../src/loop/session.js';
+import { createSession } from '../src/loop/create-session.js';
 import { createSessionTools } from '../src/loop/session-tools.js';
 import { createMcpServer } from '../src/mcp/index.js';
 import { type BenchContext, type BenchRow, median } from './harness.js';

@@ -32,7 +32,8 @@ export type { ReplayCallResult, ReplayLine, ReplayOptions } from './loop/replay.
 export { parseReplay, replay, replayLineSchema } from './loop/replay.js';
 export type { SessionListener } from './loop/session.js';
 // Sessions, turns and wrapTools
-export { createSession, Session } from './loop/session.js';
+export { createSession } from './loop/create-session.js';
+export { Session } from './loop/session.js';
 export type { ListSessionsOptions, SessionInfo } from './loop/session-discovery.js';
 export { listSessions } from './loop/session-discovery.js';
 export type {

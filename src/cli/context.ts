@@ -1,6 +1,7 @@
 import { Option } from 'commander';
 import { UsageError } from '../errors/usage-error.js';
-import { createSession, type Session } from '../loop/session.js';
+import { createSession } from '../loop/create-session.js';
+import type { Session } from '../loop/session.js';
 import { listSessions } from '../loop/session-discovery.js';
 import { CliError } from './cli-error.js';
 

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createSession, type Session } from '../loop/session.js';
+import { createSession } from '../loop/create-session.js';
+import type { Session } from '../loop/session.js';
 import type { SandboxPolicyInput } from '../sandbox/policy-schema.js';
 import type { ReferenceToolsOptions } from '../tools/reference-tools.js';
 import { createMcpServer, type SafeturnMcpServer } from './create-mcp-server.js';

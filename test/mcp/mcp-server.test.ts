@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createSession } from '../../src/loop/session.js';
+import { createSession } from '../../src/loop/create-session.js';
 import { exists, tempDir } from '../helpers.js';
 
 const bin = path.resolve('bin/safeturn.js');

@@ -1,7 +1,7 @@
 import { cp, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { dir } from 'tmp-promise';
-import { createSession } from '../../loop/session.js';
+import { createSession } from '../../loop/create-session.js';
 import { runAgentTurn } from './agent-turn.js';
 import { buildProject, differingFiles, git, snapshotFiles } from './fixture.js';
 
