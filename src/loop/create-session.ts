@@ -147,6 +147,17 @@ async function takeSessionLock(file: string, id: string, timeoutMs: number): Pro
     return await acquireLock(file, { timeoutMs, purpose: `session ${id}` });
   } catch (error) {
     if (SafeturnError.isInstance(error) && error.code === 'LOCK_TIMEOUT') {
+      const pid = (error.data.owner as { pid?: number } | undefined)?.pid;
+      if (pid === process.pid) {
+        throw new UsageError(
+          'SESSION_IN_USE',
+          `Session ${id} is already open in this process: use that Session (or close() it first), or open this one with readOnly: true.`,
+          {
+            cause: error,
+            data: { sessionId: id },
+          },
+        );
+      }
       throw new UsageError(
         'SESSION_IN_USE',
         `Session ${id} is open for writing in another live process (${String((error.data.owner as { pid?: number } | undefined)?.pid ?? '?')}); open it with readOnly: true, or close the other one.`,

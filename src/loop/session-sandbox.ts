@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { isSameOrInside } from '../core/paths.js';
 import { checkWritePath } from '../sandbox/check-write-path.js';
 import type { SandboxPolicy, SandboxPolicyInput } from '../sandbox/policy-schema.js';
@@ -73,7 +74,8 @@ export class SessionSandbox {
         },
         {
           workspace: root,
-          safeturnHome: this.#options.home,
+          // A worktree lives in safeturn's home: protect the store (projects/), not the worktree itself.
+          safeturnHome: path.join(this.#options.home, 'projects'),
           readConfigFile: false,
           ...(this.#options.env ? { env: this.#options.env } : {}),
         },

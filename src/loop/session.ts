@@ -7,6 +7,7 @@ import {
   type RewindResult,
 } from '../checkpoint/checkpoint-store.js';
 import type { FileState } from '../checkpoint/file-state.js';
+import { observePath } from '../checkpoint/file-state.js';
 import { collectGarbage, type GcOptions, type GcReport } from '../checkpoint/gc.js';
 import type { Journal } from '../checkpoint/journal.js';
 import type { JournalRecord } from '../checkpoint/journal-records.js';
@@ -14,6 +15,7 @@ import { BashStaging } from '../checkpoint/scan/bash-staging.js';
 import type { CoverageNote } from '../checkpoint/scan/coverage.js';
 import { pathKey, type TurnLog, type TurnState } from '../checkpoint/turn-log.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { IN_MEMORY_HASH_LIMIT, sha256 } from '../core/hash.js';
 import { KeyedQueue } from '../core/keyed-queue.js';
 import type { Lock } from '../core/lock.js';
 import { assertNotInHome, resolveInRoot } from '../core/paths.js';
@@ -316,7 +318,14 @@ export class Session {
           ? 'it was pruned by retention'
           : 'it was undone by a rewind'
         : 'no such turn';
-      throw new UsageError('NO_SUCH_TURN', `Cannot rewind to turn ${JSON.stringify(target)}: ${why}.`);
+      const ids = live.map((candidate) => candidate.id);
+      throw new UsageError(
+        'NO_SUCH_TURN',
+        `Cannot rewind to turn ${JSON.stringify(target)}: ${why}. Rollback points: ${ids.join(', ') || 'none'}.`,
+        {
+          data: { turn: target, known: ids },
+        },
+      );
     }
     return turn;
   }
@@ -548,6 +557,22 @@ export class Session {
     const entry = await history.repo.showEntry({ turn: reference, path: resolved.relative });
     const key = pathKey(this.workspace, resolved.relative);
     return this.pathQueue.run([key], async () => {
+      const current = await observePath(resolved.absolute, {
+        sizeCapBytes: IN_MEMORY_HASH_LIMIT,
+        hashLarge: true,
+      });
+      const wanted = entry
+        ? { sha: sha256(entry.bytes), symlink: entry.isSymlink, executable: entry.executable }
+        : undefined;
+      const same = wanted
+        ? wanted.symlink
+          ? current.state.kind === 'symlink' &&
+            current.state.target === Buffer.from(entry!.bytes).toString('utf8')
+          : current.state.kind === 'file' &&
+            current.state.sha256 === wanted.sha &&
+            ((current.state.mode & 0o111) !== 0) === wanted.executable
+        : current.state.kind === 'absent';
+      if (same) return 'unchanged';
       const capture = await this.checkpoints.capture(this.workspace, resolved.relative);
       let outcome: 'restored' | 'deleted' | 'unchanged';
       if (!entry) {

@@ -37,7 +37,7 @@ export function createWriteTool(): SafeturnTool<
         await writeToolFile(absolute, bytes);
         return {
           ok: true,
-          output: `${existing ? 'Overwrote' : 'Created'} ${relative} (${bytes.byteLength} bytes).`,
+          output: `${existing ? 'Overwrote' : 'Created'} ${relative} (${bytes.byteLength} byte${bytes.byteLength === 1 ? '' : 's'}).`,
           data: { path: relative, bytes: bytes.byteLength, created: !existing },
         };
       } catch (error) {

@@ -42,6 +42,8 @@ describe('shadow history through the session', () => {
     expect(await read(workspace, 'a.txt')).toBe('one\n');
     await session.beginTurn({ label: 'restore a from t1' });
     expect(await session.restoreFile(t1, 'a.txt')).toBe('restored');
+    expect(await session.restoreFile(t1, 'a.txt')).toBe('unchanged');
+    expect(await session.restoreFile(t1, 'never-existed.txt')).toBe('unchanged');
     expect(await read(workspace, 'a.txt')).toBe('two\n');
     await session.endTurn();
     await session.rewind(1);

@@ -102,4 +102,31 @@ describe('the session composes the layers', () => {
     expect(withoutGit(await snapshot(workspace))).toEqual(withoutGit(before));
     expect(await readFile(path.join(workspace, 'app.js'), 'utf8')).toBe('let a = 1;\n');
   });
+
+  it.skipIf(!hasBwrap)(
+    'under the sandbox, the write tools and bash both write inside an active worktree',
+    async () => {
+      const { session, tools, context, workspace } = await sandboxed();
+      await writeFiles(workspace, { 'a.txt': 'a\n' });
+      git(workspace, 'init', '-q');
+      git(workspace, 'add', '.');
+      git(workspace, 'commit', '-qm', 'init');
+      await session.beginTurn({ label: 'worktree under the sandbox' });
+      expect((await tools.worktree_create.execute({ name: 'exp' }, context())).ok).toBe(true);
+      expect(
+        await tools.write.execute({ path: 'new.txt', content: 'from write\n' }, context()),
+      ).toMatchObject({ ok: true });
+      const shell = (await tools.bash.execute({ command: 'echo from bash > new2.txt' }, context())) as {
+        data: { exitCode: number };
+      };
+      expect(shell.data.exitCode).toBe(0);
+      expect(await read(session.root, 'new.txt')).toBe('from write\n');
+      expect(await read(session.root, 'new2.txt')).toBe('from bash\n');
+      const store = await tools.write.execute(
+        { path: path.join(session.home, 'projects', 'x.txt'), content: 'no' },
+        context(),
+      );
+      expect(store.ok).toBe(false);
+    },
+  );
 });

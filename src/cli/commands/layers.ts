@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { type Command, Option } from 'commander';
 import { handleSandbox } from '../../sandbox/handle-sandbox.js';
 import { resolvePolicy } from '../../sandbox/resolve-policy.js';
@@ -26,7 +27,7 @@ export function registerLayerCommands(program: Command, setExit: (code: number) 
   ).action(async (options: CommonOptions & { config?: string }) => {
     const out = createOutput(options.json ?? false);
     const policy = await resolvePolicy(undefined, {
-      workspace: options.workspace,
+      workspace: path.resolve(options.workspace),
       ...(options.config ? { configPath: options.config } : {}),
       ...(options.home ? { safeturnHome: options.home } : {}),
     });
@@ -47,7 +48,7 @@ export function registerLayerCommands(program: Command, setExit: (code: number) 
   ).action(async (words: string[], options: CommonOptions & { config?: string; network?: boolean }) => {
     const out = createOutput(options.json ?? false);
     const policy = await resolvePolicy(options.network ? { network: true } : undefined, {
-      workspace: options.workspace,
+      workspace: path.resolve(options.workspace),
       ...(options.config ? { configPath: options.config } : {}),
       ...(options.home ? { safeturnHome: options.home } : {}),
     });

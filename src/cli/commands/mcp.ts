@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { listSessions } from '../../loop/session-discovery.js';
 import { EXIT } from '../output.js';
 
 interface McpCommandOptions {
@@ -24,7 +25,12 @@ export function registerMcpCommand(program: Command, setExit: (code: number) => 
         'the current directory',
       ),
     )
-    .addOption(new Option('-s, --session <id>', 'resume (or start) this session (default: a new session)'))
+    .addOption(
+      new Option(
+        '-s, --session <id>',
+        'resume (or start) this session (default: the most recent session of the workspace, else a new one)',
+      ),
+    )
     .addOption(
       new Option('--home <dir>', "safeturn's data directory (default: $SAFETURN_HOME or ~/.safeturn)"),
     )
@@ -35,9 +41,18 @@ export function registerMcpCommand(program: Command, setExit: (code: number) => 
       // Loaded on use: other commands do not pay for the MCP SDK's import.
       const { runMcpServer } = await import('../../mcp/run-mcp-server.js');
       const log = (line: string) => process.stderr.write(`${line}\n`);
+      // The newest session of the workspace, so `safeturn log` / `rewind` see what the client did.
+      const sessionId =
+        options.session ??
+        (
+          await listSessions({
+            workspace: options.workspace,
+            ...(options.home === undefined ? {} : { home: options.home }),
+          })
+        )[0]?.id;
       const handle = await runMcpServer({
         workspace: options.workspace,
-        ...(options.session === undefined ? {} : { sessionId: options.session }),
+        ...(sessionId === undefined ? {} : { sessionId }),
         ...(options.home === undefined ? {} : { home: options.home }),
         ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
         ...(options.config === undefined ? {} : { configPath: options.config }),
