@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { type ReplayLine, replayLineSchema } from '../loop/replay.js';
+import { SafeturnError } from '../errors/safeturn-error.js';
+import { parseReplay, type ReplayLine } from '../loop/replay.js';
 import { CliError } from './cli-error.js';
 
 /**
@@ -21,31 +22,13 @@ export async function readReplayFile(file: string): Promise<ReplayLine[]> {
       cause: error,
     });
   }
-  const lines: ReplayLine[] = [];
-  const raw = text.split('\n');
-  for (let index = 0; index < raw.length; index += 1) {
-    const line = raw[index]!.trim();
-    if (line === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw new CliError('USAGE', `${file} line ${index + 1} is not JSON: ${(error as Error).message}`, {
-        data: { path: file, line: index + 1 },
-        cause: error,
-      });
-    }
-    const parsed = replayLineSchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const field = issue?.path.length ? issue.path.join('.') : '(the line)';
-      throw new CliError(
-        'USAGE',
-        `${file} line ${index + 1}: field "${field}": ${issue?.message ?? 'invalid'}. A replay line is {"turn": string, "label"?: string, "tool": string, "input": object}.`,
-        { data: { path: file, line: index + 1, field } },
-      );
-    }
-    lines.push(parsed.data);
+  try {
+    return parseReplay(text);
+  } catch (error) {
+    if (!SafeturnError.isInstance(error)) throw error;
+    throw new CliError('USAGE', `${file} ${error.message}`, {
+      data: { path: file, ...error.data },
+      cause: error,
+    });
   }
-  return lines;
 }

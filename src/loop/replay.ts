@@ -24,7 +24,7 @@ export interface ReplayCallResult {
 
 /**
  * Parses a recorded session (JSON Lines). Blank lines are ignored.
- * @throws UsageError `INVALID_INPUT` naming the first bad line.
+ * @throws UsageError `INVALID_INPUT` naming the first bad line and field (`data: { line, field? }`).
  */
 export function parseReplay(text: string): ReplayLine[] {
   const lines: ReplayLine[] = [];
@@ -36,16 +36,19 @@ export function parseReplay(text: string): ReplayLine[] {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      throw new UsageError('INVALID_INPUT', `Line ${index + 1} is not JSON: ${(error as Error).message}`, {
+      throw new UsageError('INVALID_INPUT', `line ${index + 1} is not JSON: ${(error as Error).message}`, {
         cause: error,
+        data: { line: index + 1 },
       });
     }
     const parsed = replayLineSchema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
+      const field = issue?.path.length ? issue.path.join('.') : '(the line)';
       throw new UsageError(
         'INVALID_INPUT',
-        `Line ${index + 1}: field "${issue?.path.join('.') || 'record'}": ${issue?.message ?? 'invalid'} (a replay record is {turn: string, label?: string, tool: string, input}).`,
+        `line ${index + 1}: field "${field}": ${issue?.message ?? 'invalid'}. A replay line is {"turn": string, "label"?: string, "tool": string, "input": object}.`,
+        { data: { line: index + 1, field } },
       );
     }
     lines.push(parsed.data);
