@@ -2,7 +2,6 @@ import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_SIZE_CAP_BYTES } from '../checkpoint/checkpoint-store.js';
 import { Journal } from '../checkpoint/journal.js';
-import type { JournalRecord } from '../checkpoint/journal-records.js';
 import { TurnLog } from '../checkpoint/turn-log.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { projectDir as projectDirOf, resolveHome } from '../core/home.js';
@@ -134,10 +133,9 @@ export async function createSession(options: CreateSessionOptions): Promise<Sess
     }
   }
   if (log.activeTurn && !readOnly) {
-    // We hold the session lock, so the process that left this turn open is gone: end it.
-    const record: JournalRecord = { type: 'turn-end', turn: log.activeTurn.id, at: now().toISOString() };
-    log.apply(record);
-    await journal.append(record);
+    // We hold the session lock, so the process that left this turn open is gone: end it (and
+    // commit it to the shadow history, which it never reached).
+    await session.endTurn();
   }
   return session;
 }

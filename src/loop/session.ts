@@ -271,11 +271,12 @@ export class Session {
     const turn = this.#log.activeTurn;
     if (!turn) throw new UsageError('TURN_STATE', 'No turn is active.');
     await this.flushWrites();
+    // The shadow commit's pending record first: a crash after it is repaired on the next start.
+    await this.#commitToHistory(turn.id, turn.label, workspacePaths(turn, this.workspace));
     const record: JournalRecord = { type: 'turn-end', turn: turn.id, at: this.#now().toISOString() };
     this.#log.apply(record);
     await this.journal.append(record);
     const summary = { turnId: turn.id, label: turn.label, files: filesOf(turn) };
-    await this.#commitToHistory(turn.id, turn.label, workspacePaths(turn, this.workspace));
     for (const listener of this.#listeners) {
       if (listener.turnEnded)
         this.#track(Promise.resolve(listener.turnEnded({ ...summary, startedAt: turn.startedAt })));

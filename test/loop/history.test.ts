@@ -74,3 +74,38 @@ describe('shadow history through the session', () => {
     expect(session.history).toBeUndefined();
   });
 });
+
+describe('a process that died inside a turn', () => {
+  it('the next start ends the turn and commits it to the shadow history', async () => {
+    const workspace = await tempDir();
+    const home = await tempDir();
+    await writeFiles(workspace, { 'a.txt': 'one\n' });
+    const script = `
+      import { createSession } from ${JSON.stringify(path.resolve('dist/index.js'))};
+      import { writeFile } from 'node:fs/promises';
+      const [workspace, home] = process.argv.slice(1);
+      const session = await createSession({ workspace, home, sessionId: 'crashy' });
+      await session.beginTurn({ label: 'interrupted' });
+      await session.capture(['a.txt']);
+      await writeFile(workspace + '/a.txt', 'two\\n');
+      await session.recordWritten(['a.txt']);
+      await session.flushWrites();
+      process.kill(process.pid, 'SIGKILL');
+    `;
+    const { spawnSync } = await import('node:child_process');
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script, workspace, home], {
+      encoding: 'utf8',
+    });
+    expect(child.signal).toBe('SIGKILL');
+    const session = await createSession({ workspace, home, sessionId: 'crashy' });
+    expect(session.currentTurn()).toBeUndefined();
+    expect(session.rollbackPoints()).toMatchObject([
+      { turnId: 't1', label: 'interrupted', files: ['a.txt'] },
+    ]);
+    await session.flush();
+    const log = await session.history!.log({ session: 'crashy' });
+    expect(log[0]).toMatchObject({ kind: 'turn', turnId: 't1', changedPaths: ['a.txt'] });
+    await session.rewind(1);
+    expect(await read(workspace, 'a.txt')).toBe('one\n');
+  });
+});
