@@ -4,7 +4,20 @@ const SECRET_FRAGMENT = /TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL/i;
 /** `_`-separated words that mark a name as secret-looking (SSH_AUTH_SOCK, OPENAI_API_KEY), but not GIT_AUTHOR_NAME. */
 const SECRET_WORD = /^(?:.*KEYS?|AUTH|PASS|CREDS|COOKIES?|SESSION|PRIVATE|CERT|SIGNATURE)$/i;
 
+/** Paths to public CA bundles: they contain CERT but no secret, and TLS breaks without them. */
+const PUBLIC_CERTIFICATE_PATHS = new Set([
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NIX_SSL_CERT_FILE',
+  'PIP_CERT',
+  'CURL_CA_BUNDLE',
+  'REQUESTS_CA_BUNDLE',
+  'NODE_EXTRA_CA_CERTS',
+  'GIT_SSL_CAINFO',
+]);
+
 function isSecretName(name: string): boolean {
+  if (PUBLIC_CERTIFICATE_PATHS.has(name)) return false;
   return SECRET_FRAGMENT.test(name) || name.split('_').some((word) => SECRET_WORD.test(word));
 }
 

@@ -158,6 +158,8 @@ describe('environment scrubbing', () => {
         DATABASE_URL: 'postgres://u:p@h/db',
         HTTP_URL: 'https://example.com/x',
         NPM_CONFIG_CACHE: '/c',
+        SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt',
+        CLIENT_CERT: '/home/me/client.pem',
         EMPTY: undefined,
       },
       ['OPENAI_API_KEY'],
@@ -165,6 +167,7 @@ describe('environment scrubbing', () => {
     expect(result.dropped).toEqual([
       'AWS_ACCESS_KEY_ID',
       'AWS_SECRET_ACCESS_KEY',
+      'CLIENT_CERT',
       'DATABASE_URL',
       'GITHUB_TOKEN',
       'PGPASSWORD',
@@ -176,6 +179,7 @@ describe('environment scrubbing', () => {
       OPENAI_API_KEY: 'e',
       HTTP_URL: 'https://example.com/x',
       NPM_CONFIG_CACHE: '/c',
+      SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt',
     });
   });
 });
