@@ -12,6 +12,7 @@ export const restoreEntrySchema = z.object({
   before: fileStateSchema,
   after: fileStateSchema,
 });
+/** See {@link restoreEntrySchema}. */
 export type RestoreEntry = z.infer<typeof restoreEntrySchema>;
 
 /**
@@ -85,4 +86,5 @@ export const journalRecordSchema = z.discriminatedUnion('type', [
   /** A free-form note for other layers (coverage notes, shadow commits): kept, not interpreted here. */
   z.object({ type: z.literal('note'), turn: z.string().optional(), kind: z.string(), data: z.unknown() }),
 ]);
+/** See {@link journalRecordSchema}. */
 export type JournalRecord = z.infer<typeof journalRecordSchema>;

@@ -72,6 +72,7 @@ async function isDirectory(directory: string): Promise<boolean> {
 /** How many paths a restore reads or writes at once. */
 const RESTORE_CONCURRENCY = 16;
 
+/** A report with nothing in it yet. @param dryRun - whether nothing will be written. */
 export function emptyReport(dryRun: boolean): RestoreReport {
   return {
     restored: [],
@@ -199,6 +200,20 @@ async function assertNoSymlinkedParent(root: string, relative: string): Promise<
   }
 }
 
+/** A directory where a file or link must go is never removed by a restore: named, left alone. */
+async function assertNoDirectory(absolute: string, display: string): Promise<void> {
+  const stats = await lstat(absolute).catch(() => undefined);
+  if (stats?.isDirectory()) {
+    throw new SafeturnError(
+      'RESTORE_BLOCKED',
+      `A directory is in the way at ${display}; it was left alone.`,
+      {
+        data: { path: display },
+      },
+    );
+  }
+}
+
 async function ensureParent(root: string, relative: string): Promise<void> {
   const parent = path.posix.dirname(relative);
   if (parent === '.') return;
@@ -207,15 +222,10 @@ async function ensureParent(root: string, relative: string): Promise<void> {
 }
 
 async function removeCurrent(absolute: string): Promise<void> {
-  const stats = await lstat(absolute).catch(() => undefined);
-  if (!stats) return;
-  if (stats.isDirectory()) {
-    throw new SafeturnError(
-      'RESTORE_BLOCKED',
-      `A directory is in the way at ${absolute}; it was left alone.`,
-    );
-  }
-  await unlink(absolute);
+  await assertNoDirectory(absolute, absolute);
+  await unlink(absolute).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
 }
 
 /**
@@ -238,26 +248,14 @@ export async function applyWrite(write: PlannedWrite, blobs: BlobStore): Promise
       }
       const content = await blobs.get(target.sha256);
       await ensureParent(item.root, item.path);
-      const stats = await lstat(absolute).catch(() => undefined);
-      if (stats?.isDirectory()) {
-        throw new SafeturnError(
-          'RESTORE_BLOCKED',
-          `A directory is in the way at ${item.path}; it was left alone.`,
-        );
-      }
+      await assertNoDirectory(absolute, item.path);
       await writeFileAtomic(absolute, content, { mode: target.mode });
       await chmod(absolute, target.mode);
       return 'restored';
     }
     case 'symlink': {
       await ensureParent(item.root, item.path);
-      const stats = await lstat(absolute).catch(() => undefined);
-      if (stats?.isDirectory()) {
-        throw new SafeturnError(
-          'RESTORE_BLOCKED',
-          `A directory is in the way at ${item.path}; it was left alone.`,
-        );
-      }
+      await assertNoDirectory(absolute, item.path);
       const temp = path.join(path.dirname(absolute), `.safeturn-link-${randomBytes(6).toString('hex')}`);
       await symlink(target.target, temp);
       try {

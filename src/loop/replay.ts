@@ -12,6 +12,7 @@ export const replayLineSchema = z.object({
   tool: z.string().min(1),
   input: z.unknown(),
 });
+/** One parsed line of a recorded session. */
 export type ReplayLine = z.infer<typeof replayLineSchema>;
 
 /** What one replayed call did. */

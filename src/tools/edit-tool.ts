@@ -16,6 +16,7 @@ export const editInputSchema = z.object({
   new_string: z.string().describe('Replacement text.'),
   replace_all: z.boolean().optional().describe('Replace every occurrence. Default: false.'),
 });
+/** Input of the `edit` tool (see {@link editInputSchema}). */
 export type EditInput = z.infer<typeof editInputSchema>;
 
 function countOccurrences(haystack: string, needle: string): number {

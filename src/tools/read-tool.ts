@@ -11,6 +11,7 @@ export const readInputSchema = z.object({
   offset: z.number().int().min(1).optional().describe('First line to return, 1-based. Default: 1.'),
   limit: z.number().int().min(1).optional().describe('How many lines to return. Default: 2000.'),
 });
+/** Input of the `read` tool (see {@link readInputSchema}). */
 export type ReadInput = z.infer<typeof readInputSchema>;
 
 /** Data of a successful read. */

@@ -10,6 +10,7 @@ export const writeInputSchema = z.object({
   path: z.string().describe('File path, relative to the workspace or absolute inside it.'),
   content: z.string().describe('The complete new content of the file.'),
 });
+/** Input of the `write` tool (see {@link writeInputSchema}). */
 export type WriteInput = z.infer<typeof writeInputSchema>;
 
 /**

@@ -6,39 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { reportError } from '../../src/cli/report-error.js';
 import { RewindConflictError } from '../../src/errors/rewind-conflict-error.js';
 import { tempDir } from '../helpers.js';
-import { jsonLines, safeturn } from './run-cli.js';
+import { jsonLines, replayedWorkspace, safeturn } from './run-cli.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
   const chunks: Buffer[] = [];
   stream.on('data', (chunk: Buffer) => chunks.push(chunk));
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
-}
-
-async function replayedWorkspace(): Promise<{
-  base: string;
-  workspace: string;
-  home: string;
-  common: string[];
-}> {
-  const base = await tempDir();
-  const workspace = path.join(base, 'ws');
-  await mkdir(workspace);
-  await writeFile(path.join(workspace, 'a.txt'), 'one\n');
-  const home = path.join(base, 'home');
-  const recording = path.join(base, 'rec.jsonl');
-  await writeFile(
-    recording,
-    [
-      { turn: 't1', label: 'edit a', tool: 'read', input: { path: 'a.txt' } },
-      { turn: 't1', tool: 'write', input: { path: 'a.txt', content: 'two\n' } },
-    ]
-      .map((line) => JSON.stringify(line))
-      .join('\n'),
-  );
-  const common = ['--workspace', workspace, '--home', home];
-  expect((await safeturn(['replay', recording, ...common, '--session', 's'])).code).toBe(0);
-  return { base, workspace, home, common };
 }
 
 describe('safeturn CLI: errors', () => {
@@ -70,7 +44,7 @@ describe('safeturn CLI: errors', () => {
   });
 
   it('with --json, usage errors (missing argument, unknown option, bad number, number and --turn) print an error record on stdout, exit 2', async () => {
-    const { common } = await replayedWorkspace();
+    const { common } = await replayedWorkspace('s');
     const cases: [string[], string][] = [
       [['diff'], 'commander.missingArgument'],
       [['log', '--bogus'], 'commander.unknownOption'],
@@ -123,7 +97,7 @@ describe('safeturn CLI: errors', () => {
   });
 
   it('a rewind conflict on the command line says use --force; --force then rewinds', async () => {
-    const { workspace, common } = await replayedWorkspace();
+    const { workspace, common } = await replayedWorkspace('s');
     await writeFile(path.join(workspace, 'a.txt'), 'mine\n');
     const refused = await safeturn(['rewind', '1', ...common]);
     expect(refused.code).toBe(2);
@@ -134,7 +108,7 @@ describe('safeturn CLI: errors', () => {
   });
 
   it('doctor counts torn journal lines as a problem (exit 1) and names their line numbers', async () => {
-    const { home, common } = await replayedWorkspace();
+    const { home, common } = await replayedWorkspace('s');
     const { readdir } = await import('node:fs/promises');
     const [project] = await readdir(path.join(home, 'projects'));
     const journal = path.join(home, 'projects', project!, 'sessions', 's', 'journal.jsonl');

@@ -1,39 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.js';
-import { jsonLines, safeturn, sessionDirs } from './run-cli.js';
-
-async function workspaceWithSession(): Promise<{
-  base: string;
-  workspace: string;
-  home: string;
-  common: string[];
-}> {
-  const base = await tempDir();
-  const workspace = path.join(base, 'ws');
-  await mkdir(workspace);
-  await writeFile(path.join(workspace, 'a.txt'), 'one\n');
-  const home = path.join(base, 'home');
-  const recording = path.join(base, 'rec.jsonl');
-  await writeFile(
-    recording,
-    [
-      { turn: 't1', label: 'edit a', tool: 'read', input: { path: 'a.txt' } },
-      { turn: 't1', tool: 'write', input: { path: 'a.txt', content: 'two\n' } },
-    ]
-      .map((line) => JSON.stringify(line))
-      .join('\n'),
-  );
-  const common = ['--workspace', workspace, '--home', home];
-  const replayed = await safeturn(['replay', recording, ...common, '--session', 'real']);
-  expect(replayed.code).toBe(0);
-  return { base, workspace, home, common };
-}
+import { jsonLines, replayedWorkspace, safeturn, sessionDirs } from './run-cli.js';
 
 describe('safeturn CLI: sessions', () => {
   it('a mistyped --session on a read-only command exits 2 with NO_SUCH_SESSION naming the known sessions, and creates nothing', async () => {
-    const { home, common } = await workspaceWithSession();
+    const { home, common } = await replayedWorkspace('real');
     const before = await sessionDirs(home);
     expect(before.map((entry) => entry.split('/')[1])).toEqual(['real']);
     const commands = [
@@ -66,7 +38,7 @@ describe('safeturn CLI: sessions', () => {
   });
 
   it('replay without --session starts a new session each time, names it on stderr, and prints v/type call records', async () => {
-    const { base, home, common } = await workspaceWithSession();
+    const { base, home, common } = await replayedWorkspace('real');
     const recording = path.join(base, 'more.jsonl');
     await writeFile(
       recording,
@@ -100,7 +72,7 @@ describe('safeturn CLI: sessions', () => {
   });
 
   it('replay: a missing file and a numeric turn id are clean usage errors (exit 2, no stack), naming the file, line and field', async () => {
-    const { base, common } = await workspaceWithSession();
+    const { base, common } = await replayedWorkspace('real');
     const missingFile = path.join(base, 'missing.jsonl');
     const missing = await safeturn(['replay', missingFile, ...common, '--json']);
     expect(missing.code).toBe(2);

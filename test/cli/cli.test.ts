@@ -1,29 +1,9 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { snapshot, tempDir } from '../helpers.js';
-
-const run = promisify(execFile);
-const bin = path.resolve('bin/safeturn.js');
-
-async function safeturn(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      env: { ...process.env, ...env },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+import { safeturn } from './run-cli.js';
 
 describe('safeturn CLI', () => {
   it('replay of a multi-turn session on a copy of a real folder, then rewind --turn <first> restores it byte for byte', async () => {

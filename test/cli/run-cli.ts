@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { tempDir } from '../helpers.js';
 
 const run = promisify(execFile);
 const bin = path.resolve('bin/safeturn.js');
@@ -42,4 +43,33 @@ export async function sessionDirs(home: string): Promise<string[]> {
       found.push(`${project}/${name}`);
   }
   return found.sort();
+}
+
+/**
+ * A workspace with `a.txt` and one replayed session (`sessionId`): turn t1 read a.txt and wrote
+ * "two". `common` holds `--workspace` and `--home`.
+ * @throws Error when the replay does not exit 0.
+ */
+export async function replayedWorkspace(
+  sessionId: string,
+): Promise<{ base: string; workspace: string; home: string; common: string[] }> {
+  const base = await tempDir();
+  const workspace = path.join(base, 'ws');
+  await mkdir(workspace);
+  await writeFile(path.join(workspace, 'a.txt'), 'one\n');
+  const home = path.join(base, 'home');
+  const recording = path.join(base, 'rec.jsonl');
+  await writeFile(
+    recording,
+    [
+      { turn: 't1', label: 'edit a', tool: 'read', input: { path: 'a.txt' } },
+      { turn: 't1', tool: 'write', input: { path: 'a.txt', content: 'two\n' } },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join('\n'),
+  );
+  const common = ['--workspace', workspace, '--home', home];
+  const replayed = await safeturn(['replay', recording, ...common, '--session', sessionId]);
+  if (replayed.code !== 0) throw new Error(`replay failed: ${replayed.stderr}`);
+  return { base, workspace, home, common };
 }

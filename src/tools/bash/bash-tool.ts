@@ -15,6 +15,7 @@ export const bashInputSchema = z.object({
     .optional()
     .describe('Kill the command after this many ms. Default: 120000.'),
 });
+/** Input of the `bash` tool (see {@link bashInputSchema}). */
 export type BashInput = z.infer<typeof bashInputSchema>;
 
 /** Data of a finished command. */
